@@ -1,0 +1,91 @@
+#include "jit/gemm_config.hpp"
+
+#include <stdexcept>
+
+namespace livetune {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::shared_ptr<const KnobList> make_knobs(int vec) {
+  auto knobs = std::make_shared<KnobList>();
+  auto add = [&](std::string name, std::vector<int> values, std::vector<std::string> labels = {}) {
+    knobs->push_back(Knob{std::move(name), std::move(values), std::move(labels)});
+  };
+  add("mr", {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16});
+  add("nr", {vec, 2 * vec, 3 * vec, 4 * vec});
+  add("kc", {32, 64, 128, 192, 256, 320, 384, 512});
+  add("mc", {16, 24, 32, 48, 64, 72, 96, 120, 144, 168, 192, 240, 288, 384, 480, 576, 768, 960});
+  add("nc", {64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096});
+  add("pack_a", {0, 1});
+  add("pack_b", {0, 1});
+  add("unroll", {1, 2, 4, 8});
+  add("prefetch", {0, 4, 8, 16, 32});
+  add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
+  add("split", {0, 1}, {"m", "n"});
+  return knobs;
+}
+
+// The knob list is the same object for every workload on a target, so configs compare cheaply.
+std::shared_ptr<const KnobList> knobs_for(const Target& t) {
+  static const auto avx512 = make_knobs(16);
+  static const auto avx2 = make_knobs(8);
+  return t.avx512 ? avx512 : avx2;
+}
+
+}  // namespace
+
+GemmConfig GemmConfig::from(const Config& c) {
+  GemmConfig g;
+  g.mr = c.get("mr");
+  g.nr = c.get("nr");
+  g.kc = c.get("kc");
+  g.mc = c.get("mc");
+  g.nc = c.get("nc");
+  g.pack_a = c.get("pack_a") != 0;
+  g.pack_b = c.get("pack_b") != 0;
+  g.unroll = c.get("unroll");
+  g.prefetch = c.get("prefetch");
+  g.order = LoopOrder(c.get("order"));
+  g.split = Split(c.get("split"));
+  return g;
+}
+
+Config GemmConfig::to_config() const {
+  return Config(knobs_for(Target::host()), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch,
+                                            int(order), int(split)});
+}
+
+Space gemm_space(const Workload& w, const Target& t) {
+  const int vec = t.vector_floats();
+  const int regs = t.vector_registers();
+  return Space(knobs_for(t), [w, vec, regs](const Config& c) {
+    GemmConfig g = GemmConfig::from(c);
+    const int nv = g.nr / vec;
+    // Accumulators, one row of B and the broadcast A value must all live in registers.
+    if (g.mr * nv + nv + 1 > regs) return false;
+    if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
+    // Unpacked B would be read with a stride of ldb across a row of the tile: always pack it.
+    if (w.trans_b && !g.pack_b) return false;
+    return true;
+  });
+}
+
+int64_t gemm_tiles(const Workload& w, const GemmConfig& c) {
+  return c.split == Split::m ? ceil_div(w.m, c.mr) : ceil_div(w.n, c.nr);
+}
+
+int64_t gemm_packed_a_floats(const Workload& w, const GemmConfig& c) {
+  const int64_t kb = std::min<int64_t>(c.kc, w.k);
+  const int64_t mb = std::min<int64_t>(c.mc, ceil_div(w.m, c.mr) * c.mr);
+  // Rounded to 16 floats so that the packed B block after it stays 64-byte aligned.
+  return c.pack_a ? (mb * kb + 15) / 16 * 16 : 0;
+}
+
+int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c) {
+  const int64_t kb = std::min<int64_t>(c.kc, w.k);
+  const int64_t nb = std::min<int64_t>(c.nc, ceil_div(w.n, c.nr) * c.nr);
+  return gemm_packed_a_floats(w, c) + (c.pack_b ? (kb * nb + 15) / 16 * 16 : 0);
+}
+
+}  // namespace livetune

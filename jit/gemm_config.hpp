@@ -1,0 +1,48 @@
+#pragma once
+// The CPU GEMM template's knobs, typed. `gemm_space` gives the Space for one workload on one
+// target; `GemmConfig::from` reads a Config of that space.
+#include <cstdint>
+
+#include "jit/space.hpp"
+#include "jit/target.hpp"
+#include "jit/workload.hpp"
+
+namespace livetune {
+
+// Order of the three cache-block loops, outermost first.
+enum class LoopOrder : int { nkm, nmk, knm, kmn, mkn, mnk };
+// Which dimension a multi-threaded call splits into tiles.
+enum class Split : int { m, n };
+
+struct GemmConfig {
+  int mr = 6;        // register tile rows
+  int nr = 64;       // register tile columns (a multiple of the vector width)
+  int kc = 256;      // K block
+  int mc = 96;       // M block (a multiple of mr)
+  int nc = 1536;     // N block (a multiple of nr)
+  bool pack_a = false;
+  bool pack_b = true;
+  int unroll = 4;    // K-loop unroll of the micro-kernel
+  int prefetch = 0;  // B prefetch distance in K steps (0: none)
+  LoopOrder order = LoopOrder::nkm;
+  Split split = Split::m;
+
+  static GemmConfig from(const Config& c);
+  Config to_config() const;
+};
+
+// Version of the generator; part of every persisted key (bump when emitted code changes).
+inline constexpr int kGemmTemplateVersion = 1;
+
+Space gemm_space(const Workload& w, const Target& t);
+
+// Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns).
+int64_t gemm_tiles(const Workload& w, const GemmConfig& c);
+
+// Floats of the packed A block at the start of the workspace (0 without packing).
+int64_t gemm_packed_a_floats(const Workload& w, const GemmConfig& c);
+
+// Floats of scratch one call of the kernel needs (packed A and B blocks).
+int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c);
+
+}  // namespace livetune

@@ -1,0 +1,106 @@
+// The register tile: rows × nv vectors of accumulators carried in phi nodes through the
+// K loop (unrolled), one broadcast of A and nv vector loads of B per K step.
+#include <llvm/IR/Intrinsics.h>
+
+#include <string>
+
+#include "jit/gemm_emitter.hpp"
+
+namespace livetune {
+
+llvm::Function* GemmEmitter::microkernel(int rows, int cols) {
+  auto key = std::make_pair(rows, cols);
+  if (auto it = microkernels_.find(key); it != microkernels_.end()) return it->second;
+
+  // (a, b, c, bias, kb, first, last)
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(),
+                                       {ptr_, ptr_, ptr_, ptr_, b_.getInt64Ty(), b_.getInt1Ty(), b_.getInt1Ty()},
+                                       false);
+  std::string name = "tile_" + std::to_string(rows) + "x" + std::to_string(cols);
+  llvm::Function* f = new_function(name.c_str(), type, true);
+  microkernels_[key] = f;
+
+  auto saved = b_.saveIP();
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+  auto arg = f->arg_begin();
+  llvm::Value *a = arg++, *b = arg++, *c = arg++, *bias = arg++, *kb = arg++, *first = arg++, *last = arg++;
+
+  const int nv = (cols + W_ - 1) / W_;
+  std::vector<llvm::Value*> acc(size_t(rows * nv), llvm::ConstantAggregateZero::get(vec_));
+  emit_k_loop(a, b, kb, rows, nv, cols, acc);
+  emit_store_tile(c, bias, first, last, rows, nv, cols, acc);
+  b_.CreateRetVoid();
+  b_.restoreIP(saved);
+  return f;
+}
+
+void GemmEmitter::emit_k_loop(llvm::Value* a, llvm::Value* b, llvm::Value* kb, int rows, int nv, int cols,
+                              std::vector<llvm::Value*>& acc) {
+  // Packed A: a(i, p) at a[p·mr + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
+  // zero-padded to full vectors; unpacked: b[p·ldb], masked at the N edge.
+  const int64_t a_row = c_.pack_a ? 1 : w_.lda;
+  const int64_t a_k = c_.pack_a ? c_.mr : 1;
+  const int64_t b_k = c_.pack_b ? c_.nr : w_.ldb;
+  const int tail_lanes = cols - (nv - 1) * W_;
+  const llvm::Align b_align(c_.pack_b ? size_t(W_) * 4 : 4);
+
+  auto step = [&](llvm::Value* p, std::vector<llvm::Value*>& cur) {
+    llvm::Value* brow = f32_ptr(b, b_.CreateMul(p, i64(b_k)));
+    if (c_.prefetch > 0) {
+      llvm::Value* ahead = f32_ptr(b, b_.CreateMul(b_.CreateAdd(p, i64(c_.prefetch)), i64(b_k)));
+      for (int v = 0; v < nv; v += std::max(1, 16 / W_))
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
+                           {f32_ptr(ahead, int64_t(v) * W_), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    }
+    std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
+    for (int v = 0; v < nv; ++v) {
+      llvm::Value* ptr = f32_ptr(brow, int64_t(v) * W_);
+      if (!c_.pack_b && v == nv - 1 && tail_lanes < W_)
+        bv[v] = b_.CreateMaskedLoad(vec_, ptr, b_align, lane_mask(tail_lanes), llvm::ConstantAggregateZero::get(vec_));
+      else
+        bv[v] = b_.CreateAlignedLoad(vec_, ptr, b_align);
+    }
+    llvm::Value* acol = f32_ptr(a, b_.CreateMul(p, i64(a_k)));
+    for (int r = 0; r < rows; ++r) {
+      llvm::Value* av = b_.CreateVectorSplat(unsigned(W_), b_.CreateAlignedLoad(f32_, f32_ptr(acol, r * a_row), llvm::Align(4)));
+      for (int v = 0; v < nv; ++v) {
+        auto& x = cur[size_t(r * nv + v)];
+        x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {av, bv[v], x});
+      }
+    }
+  };
+
+  // Emits a loop over p in [start, bound) stepping `unroll`, with the accumulators as phis.
+  auto loop = [&](llvm::Value* start, llvm::Value* bound, int unroll, const char* name) -> llvm::Value* {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    auto* pre = b_.GetInsertBlock();
+    auto* head = llvm::BasicBlock::Create(ctx_, std::string(name) + ".head", f);
+    auto* body = llvm::BasicBlock::Create(ctx_, std::string(name) + ".body", f);
+    auto* exit = llvm::BasicBlock::Create(ctx_, std::string(name) + ".exit", f);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* p = b_.CreatePHI(b_.getInt64Ty(), 2, "p");
+    p->addIncoming(start, pre);
+    std::vector<llvm::PHINode*> phis;
+    for (auto& x : acc) {
+      phis.push_back(b_.CreatePHI(vec_, 2));
+      phis.back()->addIncoming(x, pre);
+    }
+    // p + unroll <= bound
+    b_.CreateCondBr(b_.CreateICmpSLE(b_.CreateAdd(p, i64(unroll)), bound), body, exit);
+    b_.SetInsertPoint(body);
+    std::vector<llvm::Value*> cur(phis.begin(), phis.end());
+    for (int u = 0; u < unroll; ++u) step(b_.CreateAdd(p, i64(u)), cur);
+    p->addIncoming(b_.CreateAdd(p, i64(unroll)), b_.GetInsertBlock());
+    for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(cur[i], b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+    acc.assign(phis.begin(), phis.end());
+    return p;
+  };
+
+  llvm::Value* p = loop(i64(0), kb, c_.unroll, "kmain");
+  if (c_.unroll > 1) loop(p, kb, 1, "ktail");
+}
+
+}  // namespace livetune

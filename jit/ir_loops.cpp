@@ -1,0 +1,44 @@
+#include "jit/ir_loops.hpp"
+
+#include <string>
+
+namespace livetune::ir {
+
+void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_t step,
+              const std::function<void(llvm::Value*)>& body, const char* name) {
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = b.getContext();
+  std::string n(name);
+  auto* pre = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx, n + ".head", f);
+  auto* loop = llvm::BasicBlock::Create(ctx, n + ".body", f);
+  auto* exit = llvm::BasicBlock::Create(ctx, n + ".exit", f);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* iv = b.CreatePHI(b.getInt64Ty(), 2, n);
+  iv->addIncoming(start, pre);
+  b.CreateCondBr(b.CreateICmpSLT(iv, end), loop, exit);
+  b.SetInsertPoint(loop);
+  body(iv);
+  iv->addIncoming(b.CreateAdd(iv, b.getInt64(step), n + ".next", true, true), b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+}
+
+void emit_if(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& then, const char* name) {
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  std::string n(name);
+  auto* yes = llvm::BasicBlock::Create(b.getContext(), n + ".then", f);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), n + ".end", f);
+  b.CreateCondBr(cond, yes, done);
+  b.SetInsertPoint(yes);
+  then();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+}
+
+llvm::Value* smin(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y);
+}
+
+}  // namespace livetune::ir

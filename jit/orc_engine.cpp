@@ -1,0 +1,110 @@
+#include "jit/orc_engine.hpp"
+
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+
+namespace livetune {
+namespace {
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string error_text(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+llvm::orc::LLJIT& process_jit() {
+  static std::unique_ptr<llvm::orc::LLJIT> jit = [] {
+    initialize_llvm();
+    auto built = llvm::orc::LLJITBuilder().create();
+    if (!built) throw std::runtime_error("livetune: cannot create the LLVM JIT: " + error_text(built.takeError()));
+    return std::move(*built);
+  }();
+  return *jit;
+}
+
+std::string emit_file(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFileType type,
+                      llvm::SmallVector<char, 0>& out) {
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) return "the target cannot emit this file type";
+  pm.run(m);
+  return {};
+}
+
+}  // namespace
+
+CodeHandle::~CodeHandle() {
+  if (auto err = tracker_->remove()) std::fprintf(stderr, "livetune: freeing JIT code failed: %s\n", error_text(std::move(err)).c_str());
+}
+
+llvm::TargetMachine& thread_target_machine() {
+  thread_local std::unique_ptr<llvm::TargetMachine> tm = [] {
+    initialize_llvm();
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder) throw std::runtime_error("livetune: cannot detect the host target: " + error_text(builder.takeError()));
+    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    auto made = builder->createTargetMachine();
+    if (!made) throw std::runtime_error("livetune: cannot create a target machine: " + error_text(made.takeError()));
+    return std::move(*made);
+  }();
+  return *tm;
+}
+
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm) {
+  m.setDataLayout(tm.createDataLayout());
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  if (auto err = pb.parsePassPipeline(mpm, "function(instcombine<no-verify-fixpoint>,simplifycfg,early-cse)"))
+    throw std::runtime_error("livetune: bad pass pipeline: " + error_text(std::move(err)));
+  mpm.run(m, mam);
+}
+
+std::unique_ptr<llvm::MemoryBuffer> emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::SmallVector<char, 0> bytes;
+  if (auto why = emit_file(m, tm, llvm::CodeGenFileType::ObjectFile, bytes); !why.empty())
+    throw std::runtime_error("livetune: " + why);
+  return std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(bytes), m.getName(), false);
+}
+
+std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::SmallVector<char, 0> text;
+  if (auto why = emit_file(m, tm, llvm::CodeGenFileType::AssemblyFile, text); !why.empty())
+    throw std::runtime_error("livetune: " + why);
+  return std::string(text.begin(), text.end());
+}
+
+LinkedCode link_object(std::unique_ptr<llvm::MemoryBuffer> object, const std::string& symbol) {
+  llvm::orc::LLJIT& jit = process_jit();
+  auto tracker = jit.getMainJITDylib().createResourceTracker();
+  if (auto err = jit.addObjectFile(tracker, std::move(object)))
+    throw std::runtime_error("livetune: linking a kernel failed: " + error_text(std::move(err)));
+  auto handle = std::make_shared<CodeHandle>(tracker);
+  auto addr = jit.lookup(symbol);
+  if (!addr) throw std::runtime_error("livetune: kernel symbol not found: " + error_text(addr.takeError()));
+  return LinkedCode{addr->toPtr<void*>(), std::move(handle)};
+}
+
+}  // namespace livetune

@@ -1,0 +1,75 @@
+#include "jit/target.hpp"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+namespace livetune {
+namespace {
+
+int64_t sysconf_or(int name, int64_t fallback) {
+  long v = ::sysconf(name);
+  return v > 0 ? int64_t(v) : fallback;
+}
+
+Target detect_host() {
+  Target t;
+  t.triple = llvm::sys::getProcessTriple();
+  t.cpu = llvm::sys::getHostCPUName().str();
+  for (const auto& f : llvm::sys::getHostCPUFeatures())
+    if (f.second) t.features.push_back(f.first().str());
+  std::sort(t.features.begin(), t.features.end());
+  t.avx2 = t.has("avx2") && t.has("fma");
+  t.avx512 = t.has("avx512f") && t.has("avx512vl") && t.has("avx512bw") && t.has("avx512dq");
+  t.amx = t.has("amx-tile");
+  t.cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  t.l1d_bytes = sysconf_or(_SC_LEVEL1_DCACHE_SIZE, t.l1d_bytes);
+  t.l2_bytes = sysconf_or(_SC_LEVEL2_CACHE_SIZE, t.l2_bytes);
+  t.l3_bytes = sysconf_or(_SC_LEVEL3_CACHE_SIZE, t.l3_bytes);
+  return t;
+}
+
+}  // namespace
+
+bool Target::has(const std::string& feature) const {
+  return std::binary_search(features.begin(), features.end(), feature);
+}
+
+std::string Target::fingerprint() const {
+  // Code depends on the ISA and LLVM; cache sizes only steer the tuning, but a config tuned
+  // for other caches is a different record, so they are part of the key too.
+  std::ostringstream key;
+  key << triple << '|' << cpu << '|' << LLVM_VERSION_STRING << '|' << l1d_bytes << '|' << l2_bytes << '|'
+      << l3_bytes << '|' << cores;
+  for (const auto& f : features) key << ',' << f;
+  // FNV-1a: stable across builds and processes, unlike std::hash.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : key.str()) h = (h ^ ch) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  std::string isa = avx512 ? "avx512" : avx2 ? "avx2" : "generic";
+  return llvm::Triple(triple).getArchName().str() + "-" + isa + "-" + hex;
+}
+
+std::string Target::describe() const {
+  std::ostringstream s;
+  s << "triple " << triple << ", cpu " << cpu << ", " << cores << " cores, L1d " << l1d_bytes / 1024 << " KiB, L2 "
+    << l2_bytes / 1024 << " KiB, L3 " << l3_bytes / 1024 << " KiB, ISA "
+    << (avx512 ? "AVX-512" : avx2 ? "AVX2" : "generic") << (amx ? " + AMX" : "");
+  return s.str();
+}
+
+const Target& Target::host() {
+  static const Target t = detect_host();
+  return t;
+}
+
+}  // namespace livetune

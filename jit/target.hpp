@@ -1,0 +1,34 @@
+#pragma once
+// Where code runs: the host CPU as LLVM sees it, plus what the code generator and the
+// default rules need to know about it (vector width, registers, caches).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace livetune {
+
+struct Target {
+  std::string triple;
+  std::string cpu;                    // LLVM's name for the host CPU (may be imprecise)
+  std::vector<std::string> features;  // enabled features, sorted, e.g. "avx512f"
+  bool avx2 = false;
+  bool avx512 = false;  // avx512f + avx512vl + avx512bw + avx512dq
+  bool amx = false;
+  int cores = 1;
+  int64_t l1d_bytes = 32 * 1024;
+  int64_t l2_bytes = 1024 * 1024;
+  int64_t l3_bytes = 8 * 1024 * 1024;
+
+  // Floats per vector register the generated code uses (16 on AVX-512, 8 on AVX2).
+  int vector_floats() const { return avx512 ? 16 : 8; }
+  int vector_registers() const { return avx512 ? 32 : 16; }
+  bool has(const std::string& feature) const;
+
+  // Stable across processes on the same machine and LLVM version; part of every cache key.
+  std::string fingerprint() const;
+  std::string describe() const;
+
+  static const Target& host();
+};
+
+}  // namespace livetune

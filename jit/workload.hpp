@@ -1,0 +1,47 @@
+#pragma once
+// One op instance: what a kernel is specialised to. Trivially copyable and hashable so that
+// the dispatcher's hot path can build and look one up without allocating.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace livetune {
+
+enum class OpKind : uint8_t { matmul };
+enum class Activation : uint8_t { none, relu, gelu };
+
+std::string_view activation_name(Activation act);
+
+// matmul: C[M×N] = act(A[M×K]·B + bias[N] + beta·C), f32, row-major with leading dimensions.
+// B is K×N (ldb ≥ N), or N×K when trans_b (ldb ≥ K).
+struct Workload {
+  OpKind op = OpKind::matmul;
+  bool trans_b = false;
+  bool bias = false;
+  Activation act = Activation::none;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  float beta = 0.0f;
+
+  static Workload matmul(int64_t m, int64_t n, int64_t k, bool trans_b = false);
+
+  // Canonical text, e.g. "matmul m=96 n=1536 k=384 trans_b=0 bias=1 act=gelu"; leading
+  // dimensions and beta appear only when they differ from the defaults.
+  std::string text() const;
+  // Accepts the canonical text and any order of its fields; throws std::invalid_argument.
+  static Workload parse(std::string_view text);
+
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  int64_t b_rows() const { return trans_b ? n : k; }
+  int64_t b_cols() const { return trans_b ? k : n; }
+
+  bool operator==(const Workload& o) const;
+  size_t hash() const;
+};
+
+struct WorkloadHash {
+  size_t operator()(const Workload& w) const { return w.hash(); }
+};
+
+}  // namespace livetune

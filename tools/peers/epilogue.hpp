@@ -1,0 +1,16 @@
+#pragma once
+// What plain GEMM entry points (BLAS, LIBXSMM, Eigen) lack: bias, activation, and any beta,
+// done in as few passes over C as those entry points allow.
+#include "jit/workload.hpp"
+
+namespace livetune::peers {
+
+// Writes beta·C + bias into C where the workload has a bias or a beta other than 0 and 1, so the
+// GEMM can accumulate onto C with beta = 1. GEMMs zero or scale C in a pass of their own anyway,
+// so this costs no extra pass. Returns the beta (0 or 1) to give the GEMM.
+float fold_into_c(const Workload& w, const float* bias, float* c);
+
+// Applies w.act to C in place (nothing for Activation::none); gelu is the tanh form.
+void activate(const Workload& w, float* c);
+
+}  // namespace livetune::peers

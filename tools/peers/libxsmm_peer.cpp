@@ -1,0 +1,81 @@
+// LIBXSMM 1.17. LIBXSMM is column-major, so the row-major C = A·B is computed as the
+// column-major Cᵀ = Bᵀ·Aᵀ: the same memory, with A and B swapped. One thread: a JIT kernel for
+// the exact shape when LIBXSMM generates one (any size without trans_b here; its JIT has no
+// transposed first operand, which trans_b needs); otherwise libxsmm_sgemm, which runs its own
+// kernels up to LIBXSMM_MAX_MNK and calls the linked BLAS (OpenBLAS) above it. More threads:
+// libxsmm_sgemm_omp (libxsmmext, OpenMP).
+#include <cblas.h>
+#include <libxsmm.h>
+#include <omp.h>
+
+#include "tools/peers/epilogue.hpp"
+#include "tools/peers/factories.hpp"
+
+namespace livetune::peers {
+namespace {
+
+class LibxsmmPeer final : public Peer {
+ public:
+  LibxsmmPeer() { libxsmm_init(); }
+
+  std::string name() const override { return "libxsmm"; }
+  std::string detail() const override { return detail_; }
+
+  void prepare(const Workload& w, const float* a, const float* b, const float* bias, float* c,
+               int threads) override {
+    w_ = w, a_ = a, b_ = b, bias_ = bias, c_ = c, threads_ = threads;
+    kernel_ = nullptr;
+    if (threads == 1 && !w.trans_b) {
+      // The kernel's beta is fixed at generation; fold_into_c gives the same answer on every call.
+      float beta = (w.bias || w.beta != 0.0f) ? 1.0f : 0.0f;
+      float alpha = 1.0f;
+      int flags = beta == 0.0f ? LIBXSMM_GEMM_FLAG_BETA_0 : LIBXSMM_GEMM_FLAG_NONE;
+      int prefetch = LIBXSMM_PREFETCH_NONE;
+      libxsmm_blasint ld_first = w.ldb, ld_second = w.lda, ldc = w.ldc;
+      kernel_ = libxsmm_smmdispatch(w.n, w.m, w.k, &ld_first, &ld_second, &ldc, &alpha, &beta, &flags, &prefetch);
+    }
+    if (kernel_) {
+      detail_ = "JIT kernel, 1 thread";
+    } else if (threads == 1) {
+      bool own = LIBXSMM_SMM(w.n, w.m, w.k, 2, sizeof(float)) && !w.trans_b;
+      detail_ = own ? "libxsmm_sgemm, 1 thread" : "libxsmm_sgemm, falls back to OpenBLAS sgemm, 1 thread";
+    } else {
+      detail_ = "libxsmm_sgemm_omp, " + std::to_string(threads) + " OpenMP thread(s)";
+    }
+  }
+
+  void run() override {
+    float beta = fold_into_c(w_, bias_, c_);
+    if (kernel_) {
+      kernel_(b_, a_, c_);
+    } else {
+      // Where libxsmm hands the call to BLAS, OpenBLAS's process-wide thread count applies.
+      if (openblas_get_num_threads() != threads_) openblas_set_num_threads(threads_);
+      const char trans_first = w_.trans_b ? 'T' : 'N', trans_second = 'N';
+      const libxsmm_blasint m = w_.n, n = w_.m, k = w_.k, ld_first = w_.ldb, ld_second = w_.lda, ldc = w_.ldc;
+      const float alpha = 1.0f;
+      if (threads_ == 1) {
+        libxsmm_sgemm(&trans_first, &trans_second, &m, &n, &k, &alpha, b_, &ld_first, a_, &ld_second, &beta, c_, &ldc);
+      } else {
+        omp_set_num_threads(threads_);
+        libxsmm_sgemm_omp(&trans_first, &trans_second, &m, &n, &k, &alpha, b_, &ld_first, a_, &ld_second, &beta, c_,
+                          &ldc);
+      }
+    }
+    activate(w_, c_);
+  }
+
+ private:
+  Workload w_;
+  const float *a_ = nullptr, *b_ = nullptr, *bias_ = nullptr;
+  float* c_ = nullptr;
+  int threads_ = 1;
+  libxsmm_smmfunction kernel_ = nullptr;
+  std::string detail_;
+};
+
+}  // namespace
+
+std::unique_ptr<Peer> make_libxsmm() { return std::make_unique<LibxsmmPeer>(); }
+
+}  // namespace livetune::peers
