@@ -1,5 +1,6 @@
-// Peer libraries on a few shapes, as Google Benchmark sees them (wall time, GFLOP/s). For
-// numbers to quote, prefer `livetune bench`: it interleaves and waits for a quiet machine.
+// Peer libraries on a few shapes, as Google Benchmark sees them (wall time; GFLOP counter shown
+// per second). For numbers to quote, prefer `livetune bench`: it interleaves and waits for a
+// quiet machine.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -22,7 +23,7 @@ void bench_peer(benchmark::State& state, const std::string& name, const livetune
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   auto filled = [&](int64_t count) {
-    std::vector<float> v(size_t(count));
+    std::vector<float> v(static_cast<size_t>(count));
     for (float& x : v) x = dist(rng);
     return v;
   };
@@ -34,7 +35,7 @@ void bench_peer(benchmark::State& state, const std::string& name, const livetune
     peer->run();
     benchmark::ClobberMemory();
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(w.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP"] = benchmark::Counter(w.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(peer->detail());
 }
 

@@ -51,8 +51,8 @@ GemmConfig GemmConfig::from(const Config& c) {
   return g;
 }
 
-Config GemmConfig::to_config() const {
-  return Config(knobs_for(Target::host()), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch,
+Config GemmConfig::to_config(const Target& t) const {
+  return Config(knobs_for(t), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch,
                                             int(order), int(split)});
 }
 

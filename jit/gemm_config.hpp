@@ -28,7 +28,7 @@ struct GemmConfig {
   Split split = Split::m;
 
   static GemmConfig from(const Config& c);
-  Config to_config() const;
+  Config to_config(const Target& t) const;
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).

@@ -48,7 +48,7 @@ void GemmEmitter::emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value
     x[i] = phi;
   }
 
-  if (w_.bias || w_.act != Activation::none) {
+  if (w_.bias || w_.act != ActivationKind::none) {
     auto* epi_bb = llvm::BasicBlock::Create(ctx_, "epilogue", f);
     auto* store_bb = llvm::BasicBlock::Create(ctx_, "store", f);
     b_.CreateCondBr(last, epi_bb, store_bb);
@@ -86,9 +86,9 @@ void GemmEmitter::emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value
 
 llvm::Value* GemmEmitter::emit_activation(llvm::Value* x) {
   switch (w_.act) {
-    case Activation::none: return x;
-    case Activation::relu: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, splat(0.0f));
-    case Activation::gelu: {
+    case ActivationKind::none: return x;
+    case ActivationKind::relu: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, splat(0.0f));
+    case ActivationKind::gelu: {
       // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
       llvm::Value* x3 = b_.CreateFMul(b_.CreateFMul(x, x), x);
       llvm::Value* inner = b_.CreateFMul(splat(0.7978845608028654f),

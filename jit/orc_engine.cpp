@@ -1,5 +1,7 @@
 #include "jit/orc_engine.hpp"
 
+#include "jit/log.hpp"
+
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -8,7 +10,6 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <cstdio>
 #include <mutex>
 #include <stdexcept>
 
@@ -48,7 +49,7 @@ std::string emit_file(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFil
 }  // namespace
 
 CodeHandle::~CodeHandle() {
-  if (auto err = tracker_->remove()) std::fprintf(stderr, "livetune: freeing JIT code failed: %s\n", error_text(std::move(err)).c_str());
+  if (auto err = tracker_->remove()) log(LogLevel::error, "freeing JIT code failed: " + error_text(std::move(err)));
 }
 
 llvm::TargetMachine& thread_target_machine() {

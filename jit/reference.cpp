@@ -5,17 +5,19 @@
 
 namespace livetune {
 
-double apply_activation(Activation act, double x) {
+double apply_activation(ActivationKind act, double x) {
   switch (act) {
-    case Activation::none: return x;
-    case Activation::relu: return x > 0 ? x : 0;
-    case Activation::gelu: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    case ActivationKind::none: return x;
+    case ActivationKind::relu: return x > 0 ? x : 0;
+    case ActivationKind::gelu: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
   }
   return x;
 }
 
-void reference_matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c) {
-  for (int64_t i = 0; i < w.m; ++i) {
+void reference_matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
+                      int64_t row_begin, int64_t row_end) {
+  if (row_end < 0) row_end = w.m;
+  for (int64_t i = row_begin; i < row_end; ++i) {
     for (int64_t j = 0; j < w.n; ++j) {
       double sum = 0;
       for (int64_t p = 0; p < w.k; ++p) {

@@ -7,10 +7,12 @@
 
 namespace livetune {
 
-double apply_activation(Activation act, double x);
+double apply_activation(ActivationKind act, double x);
 
-// c is read when beta != 0 and overwritten with the result.
-void reference_matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c);
+// c is read when beta != 0 and overwritten with the result; only rows [row_begin, row_end)
+// (all rows by default) are computed.
+void reference_matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
+                      int64_t row_begin = 0, int64_t row_end = -1);
 
 // Largest |got - want| allowed for one element of this workload when every input element
 // (A, B, bias, old C) is at most `max_abs_input` in magnitude: grows with K, the rounding

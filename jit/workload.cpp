@@ -26,11 +26,11 @@ bool parse_bool(std::string_view key, std::string_view v) {
 
 }  // namespace
 
-std::string_view activation_name(Activation act) {
+std::string_view activation_name(ActivationKind act) {
   switch (act) {
-    case Activation::none: return "none";
-    case Activation::relu: return "relu";
-    case Activation::gelu: return "gelu";
+    case ActivationKind::none: return "none";
+    case ActivationKind::relu: return "relu";
+    case ActivationKind::gelu: return "gelu";
   }
   return "?";
 }
@@ -85,9 +85,9 @@ Workload Workload::parse(std::string_view text) {
     else if (key == "trans_b") w.trans_b = parse_bool(key, v);
     else if (key == "bias") w.bias = parse_bool(key, v);
     else if (key == "act") {
-      if (v == "none") w.act = Activation::none;
-      else if (v == "relu") w.act = Activation::relu;
-      else if (v == "gelu") w.act = Activation::gelu;
+      if (v == "none") w.act = ActivationKind::none;
+      else if (v == "relu") w.act = ActivationKind::relu;
+      else if (v == "gelu") w.act = ActivationKind::gelu;
       else throw std::invalid_argument("workload field 'act': expected none, relu or gelu, got '" + std::string(v) + "'");
     } else if (key == "beta") {
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), w.beta);

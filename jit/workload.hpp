@@ -9,9 +9,9 @@
 namespace livetune {
 
 enum class OpKind : uint8_t { matmul };
-enum class Activation : uint8_t { none, relu, gelu };
+enum class ActivationKind : uint8_t { none, relu, gelu };
 
-std::string_view activation_name(Activation act);
+std::string_view activation_name(ActivationKind act);
 
 // matmul: C[M×N] = act(A[M×K]·B + bias[N] + beta·C), f32, row-major with leading dimensions.
 // B is K×N (ldb ≥ N), or N×K when trans_b (ldb ≥ K).
@@ -19,7 +19,7 @@ struct Workload {
   OpKind op = OpKind::matmul;
   bool trans_b = false;
   bool bias = false;
-  Activation act = Activation::none;
+  ActivationKind act = ActivationKind::none;
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;
   float beta = 0.0f;

@@ -2,6 +2,7 @@
 // number we quote; these tests pin them down without depending on how fast this machine is.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <thread>
@@ -122,18 +123,34 @@ TEST(MeasureInterleaved, QuietWaitGivesUpWithinItsBudget) {
   EXPECT_LT(took, 5.0);  // budget 0.1 s plus the samples: far below this unless the wait is unbounded
 }
 
-TEST(CpuWallRatio, CountsTheThreadsThatWork) {
-  double one = cpu_wall_ratio([] { spin(20); }, 0.1);
-  double two = cpu_wall_ratio(
+TEST(CpuWallRatio, OneBusyThreadIsAboutOne) {
+  double ratio = cpu_wall_ratio([] { spin(20); }, 0.1);
+  EXPECT_LT(ratio, 1.25);
+  EXPECT_GT(ratio, 0.3);
+}
+
+TEST(CpuWallRatio, CountsOtherThreadsOfTheProcess) {
+  // The caller only waits while a helper works: a per-thread clock would read about zero.
+  double ratio = cpu_wall_ratio(
       [] {
         std::thread helper([] { spin(20); });
-        spin(20);
         helper.join();
       },
       0.1);
-  EXPECT_LT(one, 1.25);
-  EXPECT_GT(one, 0.3);
-  EXPECT_GT(two, 1.25);
+  EXPECT_GT(ratio, 0.3);
+}
+
+TEST(CpuWallRatio, TwoBusyThreadsExceedOne) {
+  auto two = [] {
+    std::thread helper([] { spin(20); });
+    spin(20);
+    helper.join();
+  };
+  // Other loads on this shared 2-CPU machine can leave us one CPU for a while: a few tries.
+  double best = 0.0;
+  for (int attempt = 0; attempt < 5 && best <= 1.25; ++attempt) best = std::max(best, cpu_wall_ratio(two, 0.1));
+  if (best <= 1.25 && others_busy_cpus(0.2) > 0.3) GTEST_SKIP() << "another load holds a CPU; best ratio " << best;
+  EXPECT_GT(best, 1.25);
 }
 
 }  // namespace

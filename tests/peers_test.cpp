@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -23,6 +24,8 @@ struct Case {
   int threads = 1;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.w.text() << " threads=" << c.threads; }
+
 Workload make(int64_t m, int64_t n, int64_t k, bool trans_b = false) { return Workload::matmul(m, n, k, trans_b); }
 
 Workload padded(Workload w) {
@@ -32,7 +35,7 @@ Workload padded(Workload w) {
   return w;
 }
 
-Workload with(Workload w, bool bias, Activation act, float beta = 0.0f) {
+Workload with(Workload w, bool bias, ActivationKind act, float beta = 0.0f) {
   w.bias = bias;
   w.act = act;
   w.beta = beta;
@@ -48,14 +51,14 @@ std::vector<Case> cases() {
       {"odd_trans_b", make(127, 255, 129, true)},
       {"padded", padded(make(127, 255, 129))},
       {"padded_trans_b", padded(make(45, 77, 300, true))},
-      {"bias", with(make(33, 70, 129), true, Activation::none)},
-      {"bias_relu", with(make(33, 70, 129), true, Activation::relu)},
-      {"bias_gelu", with(make(127, 255, 129), true, Activation::gelu)},
-      {"gelu_no_bias", with(make(16, 48, 32), false, Activation::gelu)},
-      {"beta_half", with(make(127, 255, 129), false, Activation::none, 0.5f)},
-      {"beta_one", with(make(40, 50, 60), false, Activation::none, 1.0f)},
-      {"beta_bias_gelu_padded_trans_b", with(padded(make(127, 255, 129, true)), true, Activation::gelu, 0.5f)},
-      {"threads2", with(make(256, 256, 256), true, Activation::relu, 0.5f), 2},
+      {"bias", with(make(33, 70, 129), true, ActivationKind::none)},
+      {"bias_relu", with(make(33, 70, 129), true, ActivationKind::relu)},
+      {"bias_gelu", with(make(127, 255, 129), true, ActivationKind::gelu)},
+      {"gelu_no_bias", with(make(16, 48, 32), false, ActivationKind::gelu)},
+      {"beta_half", with(make(127, 255, 129), false, ActivationKind::none, 0.5f)},
+      {"beta_one", with(make(40, 50, 60), false, ActivationKind::none, 1.0f)},
+      {"beta_bias_gelu_padded_trans_b", with(padded(make(127, 255, 129, true)), true, ActivationKind::gelu, 0.5f)},
+      {"threads2", with(make(256, 256, 256), true, ActivationKind::relu, 0.5f), 2},
       {"threads2_trans_b", make(200, 300, 100, true), 2},
   };
 }

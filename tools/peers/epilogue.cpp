@@ -19,10 +19,10 @@ float fold_into_c(const Workload& w, const float* bias, float* c) {
 }
 
 void activate(const Workload& w, float* c) {
-  if (w.act == Activation::none) return;
+  if (w.act == ActivationKind::none) return;
   for (int64_t i = 0; i < w.m; ++i) {
     float* row = c + i * w.ldc;
-    if (w.act == Activation::relu) {
+    if (w.act == ActivationKind::relu) {
       for (int64_t j = 0; j < w.n; ++j) row[j] = std::max(row[j], 0.0f);
     } else {
       constexpr float kSqrt2OverPi = 0.7978845608028654f;

@@ -10,7 +10,7 @@ namespace livetune::peers {
 // so this costs no extra pass. Returns the beta (0 or 1) to give the GEMM.
 float fold_into_c(const Workload& w, const float* bias, float* c);
 
-// Applies w.act to C in place (nothing for Activation::none); gelu is the tanh form.
+// Applies w.act to C in place (nothing for ActivationKind::none); gelu is the tanh form.
 void activate(const Workload& w, float* c);
 
 }  // namespace livetune::peers

@@ -1,9 +1,8 @@
-// LIBXSMM 1.17. LIBXSMM is column-major, so the row-major C = A·B is computed as the
-// column-major Cᵀ = Bᵀ·Aᵀ: the same memory, with A and B swapped. One thread: a JIT kernel for
-// the exact shape when LIBXSMM generates one (any size without trans_b here; its JIT has no
-// transposed first operand, which trans_b needs); otherwise libxsmm_sgemm, which runs its own
-// kernels up to LIBXSMM_MAX_MNK and calls the linked BLAS (OpenBLAS) above it. More threads:
-// libxsmm_sgemm_omp (libxsmmext, OpenMP).
+// LIBXSMM 1.17 at its best on this machine. LIBXSMM is column-major, so the row-major C = A·B is
+// computed as the column-major Cᵀ = Bᵀ·Aᵀ: the same memory, with A and B swapped. One thread: a
+// JIT kernel for the exact shape where that wins (see jit_wins); otherwise libxsmm_sgemm, which
+// runs its own kernels up to LIBXSMM_MAX_MNK and calls the linked BLAS (OpenBLAS) above it. More
+// threads: libxsmm_sgemm_omp (libxsmmext, OpenMP).
 #include <cblas.h>
 #include <libxsmm.h>
 #include <omp.h>
@@ -13,6 +12,16 @@
 
 namespace livetune::peers {
 namespace {
+
+// A JIT kernel has no cache blocking: it streams B once per few rows of A. Measured against
+// libxsmm_sgemm on this machine (1 thread), it wins while B stays in L2 (B ≤ 512 KiB: 256³, 384³,
+// 1024x256x256) or when A has so few rows that B is read about once (M ≤ 8: 1x4096x4096 6.1
+// against 3.9 GFLOP/s), and loses otherwise (512³ 134 against 169, 16x4096x4096 46 against 54).
+// LIBXSMM's JIT has no transposed first operand, which trans_b would need.
+bool jit_wins(const Workload& w) {
+  bool b_in_l2 = double(w.k) * double(w.n) * sizeof(float) <= 512.0 * 1024.0;
+  return !w.trans_b && (b_in_l2 || w.m <= 8);
+}
 
 class LibxsmmPeer final : public Peer {
  public:
@@ -25,7 +34,7 @@ class LibxsmmPeer final : public Peer {
                int threads) override {
     w_ = w, a_ = a, b_ = b, bias_ = bias, c_ = c, threads_ = threads;
     kernel_ = nullptr;
-    if (threads == 1 && !w.trans_b) {
+    if (threads == 1 && jit_wins(w)) {
       // The kernel's beta is fixed at generation; fold_into_c gives the same answer on every call.
       float beta = (w.bias || w.beta != 0.0f) ? 1.0f : 0.0f;
       float alpha = 1.0f;
@@ -37,6 +46,8 @@ class LibxsmmPeer final : public Peer {
     if (kernel_) {
       detail_ = "JIT kernel, 1 thread";
     } else if (threads == 1) {
+      // Checked by intercepting sgemm_: libxsmm_sgemm keeps to its own kernels only up to
+      // LIBXSMM_MAX_MNK and never for a transposed first operand.
       bool own = LIBXSMM_SMM(w.n, w.m, w.k, 2, sizeof(float)) && !w.trans_b;
       detail_ = own ? "libxsmm_sgemm, 1 thread" : "libxsmm_sgemm, falls back to OpenBLAS sgemm, 1 thread";
     } else {

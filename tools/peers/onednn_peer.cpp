@@ -41,8 +41,8 @@ class OnednnPeer final : public Peer {
 
     dnnl::post_ops ops;
     if (w.beta != 0.0f) ops.append_sum(w.beta);
-    if (w.act == Activation::relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    if (w.act == Activation::gelu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+    if (w.act == ActivationKind::relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    if (w.act == ActivationKind::gelu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
 

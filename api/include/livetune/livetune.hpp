@@ -1,0 +1,5 @@
+#pragma once
+// Everything an application needs: #include <livetune/livetune.hpp>
+#include "livetune/error.hpp"
+#include "livetune/runtime.hpp"
+#include "livetune/tensor.hpp"

@@ -1,0 +1,68 @@
+#include "livetune/runtime.hpp"
+
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "matmul_args.hpp"
+#include "runtime/dispatcher.hpp"
+
+namespace livetune {
+namespace {
+
+int resolve_threads(int requested, const char* name) {
+  if (requested < 0) throw Error(name, std::string("Runtime: argument '") + name + "': expected 0 (all cores) or more");
+  return requested ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// LLVM's code generator recurses deeply: give pool threads generous stacks. Process-wide,
+// set before the first pool thread starts.
+void reserve_deep_stacks() {
+  static tbb::global_control stacks(tbb::global_control::thread_stack_size, size_t(16) << 20);
+}
+
+}  // namespace
+
+struct Runtime::Impl {
+  explicit Impl(const RuntimeOptions& o)
+      : dispatcher(resolve_threads(o.threads, "options.threads"), resolve_threads(o.compile_threads, "options.compile_threads")) {}
+  Dispatcher dispatcher;
+};
+
+Runtime::Runtime(RuntimeOptions options) {
+  reserve_deep_stacks();
+  impl_ = std::make_unique<Impl>(options);
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::matmul(const TensorView& a, const TensorView& b, const TensorView& c, const MatmulOptions& options) {
+  const Workload w = matmul_workload(a, b, c, options);
+  if (w.m == 0 || w.n == 0) return;
+  impl_->dispatcher.matmul(w, static_cast<const float*>(a.data), static_cast<const float*>(b.data),
+                           options.bias ? static_cast<const float*>(options.bias->data) : nullptr,
+                           static_cast<float*>(c.data));
+}
+
+void Runtime::wait_idle() { impl_->dispatcher.wait_idle(); }
+
+int Runtime::threads() const { return impl_->dispatcher.threads(); }
+
+std::vector<WorkloadInfo> Runtime::workloads() const {
+  std::vector<WorkloadInfo> out;
+  for (const auto& s : impl_->dispatcher.snapshot()) {
+    WorkloadInfo info;
+    info.workload = s.workload.text();
+    info.state = s.phase;
+    if (s.kernel) {
+      info.config = s.kernel->config.text();
+      info.compile_ms = s.kernel->compile_ms;
+    }
+    out.push_back(std::move(info));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.workload < y.workload; });
+  return out;
+}
+
+}  // namespace livetune

@@ -1,0 +1,57 @@
+#include "policy/default_rule.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "jit/gemm_config.hpp"
+
+namespace livetune {
+namespace {
+
+// The domain value of `knob` closest to `want` that is a multiple of `multiple_of`.
+int nearest_multiple(const Knob& knob, int want, int multiple_of) {
+  int best = -1;
+  for (int v : knob.values) {
+    if (v % multiple_of != 0) continue;
+    if (best < 0 || std::abs(v - want) < std::abs(best - want)) best = v;
+  }
+  if (best < 0) throw std::logic_error("no value of knob '" + knob.name + "' fits");
+  return best;
+}
+
+const Knob& knob(const Space& s, const char* name) {
+  for (const Knob& k : s.knobs())
+    if (k.name == name) return k;
+  throw std::logic_error(std::string("no knob ") + name);
+}
+
+}  // namespace
+
+Config default_gemm_config(const Workload& w, const Target& t, int threads) {
+  const Space space = gemm_space(w, t);
+  const int vec = t.vector_floats();
+  GemmConfig g;
+  if (t.avx512) {
+    g.mr = 6, g.nr = 4 * vec;
+    if (w.m <= 8) g.mr = int(w.m == 1 ? 1 : w.m < 8 ? w.m : 8), g.nr = 3 * vec;
+  } else {
+    g.mr = 6, g.nr = 2 * vec;
+    if (w.m <= 4) g.mr = int(w.m), g.nr = 3 * vec;
+  }
+  g.kc = nearest_multiple(knob(space, "kc"), 256, 1);
+  g.mc = nearest_multiple(knob(space, "mc"), 16 * g.mr, g.mr);
+  g.nc = nearest_multiple(knob(space, "nc"), 1536, g.nr);
+  g.pack_a = false;
+  g.pack_b = w.trans_b || w.ldb >= 256;
+  g.unroll = 4;
+  g.prefetch = (!g.pack_b && w.m <= 16) ? 16 : 0;
+  g.order = LoopOrder::nkm;
+  // Enough tiles along M for every thread, else split N.
+  const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
+  g.split = m_tiles >= 2 * threads || threads == 1 ? Split::m : Split::n;
+  Config c = g.to_config(t);
+  if (!space.valid(c)) throw std::logic_error("default rule gave an invalid config: " + c.text());
+  return c;
+}
+
+}  // namespace livetune

@@ -1,0 +1,21 @@
+#pragma once
+// Runs a compiled kernel on a caller's data: on the calling thread, or with its tiles
+// spread over the runtime's threads when the work is large enough to pay for them.
+#include <tbb/task_arena.h>
+
+#include "jit/kernel.hpp"
+
+namespace livetune {
+
+class Executor {
+ public:
+  explicit Executor(int threads);
+  int threads() const { return threads_; }
+  void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c);
+
+ private:
+  int threads_;
+  tbb::task_arena arena_;
+};
+
+}  // namespace livetune

@@ -1,0 +1,10 @@
+#pragma once
+// Per-thread scratch for packed blocks, 64-byte aligned. It grows the first time a thread
+// runs a kernel that needs more, then is reused: the hot path does not allocate.
+#include <cstdint>
+
+namespace livetune {
+
+float* thread_workspace(int64_t floats);
+
+}  // namespace livetune

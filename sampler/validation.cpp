@@ -1,0 +1,61 @@
+#include "sampler/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "jit/reference.hpp"
+
+namespace livetune {
+
+ValidationData::ValidationData(const Workload& w, uint64_t seed) : w_(w) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto fill = [&](std::vector<float>& v, size_t n) {
+    v.resize(n);
+    for (float& x : v) x = dist(rng);
+  };
+  fill(a_, size_t(w.m * w.lda));
+  fill(b_, size_t(w.b_rows() * w.ldb));
+  fill(bias_, size_t(w.n));
+  fill(c_init_, size_t(w.m * w.ldc));
+
+  std::set<int64_t> rows;
+  if (w.flops() <= 64e6) {
+    for (int64_t i = 0; i < w.m; ++i) rows.insert(i);
+  } else {
+    for (int64_t i = 0; i < std::min<int64_t>(w.m, 32); ++i) rows.insert(i), rows.insert(w.m - 1 - i);
+    std::uniform_int_distribution<int64_t> pick(0, w.m - 1);
+    for (int i = 0; i < 32; ++i) rows.insert(pick(rng));
+  }
+  rows_.assign(rows.begin(), rows.end());
+  expected_ = c_init_;
+  for (int64_t r : rows_) reference_matmul(w, a_.data(), b_.data(), bias_.data(), expected_.data(), r, r + 1);
+  tolerance_ = matmul_tolerance(w, 1.0);
+}
+
+std::string ValidationData::check(const Kernel& k) const {
+  std::vector<float> c = c_init_;
+  run_gemm_serial(k, a_.data(), b_.data(), bias_.data(), c.data());
+  for (int64_t r : rows_) {
+    for (int64_t j = 0; j < w_.n; ++j) {
+      const size_t at = size_t(r * w_.ldc + j);
+      const double got = c[at], want = expected_[at];
+      if (!(std::abs(got - want) <= tolerance_)) {
+        std::ostringstream why;
+        why << "C[" << r << "][" << j << "] = " << got << ", reference " << want << " (tolerance " << tolerance_ << ")";
+        return why.str();
+      }
+    }
+  }
+  // Padding between rows belongs to the caller: it must come back untouched.
+  for (int64_t r = 0; r < w_.m; ++r)
+    for (int64_t j = w_.n; j < w_.ldc; ++j)
+      if (c[size_t(r * w_.ldc + j)] != c_init_[size_t(r * w_.ldc + j)])
+        return "wrote into the padding of C at row " + std::to_string(r) + ", column " + std::to_string(j);
+  return {};
+}
+
+}  // namespace livetune

@@ -1,0 +1,191 @@
+// Compiles and measures JIT variants of one workload beside the peer libraries, on the same
+// data in the same run: a screen of every valid variant, then the best few interleaved with
+// the peers (medians of several samples) — the ratios are what count.
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "jit/gemm_config.hpp"
+#include "policy/default_rule.hpp"
+#include "runtime/executor.hpp"
+#include "sampler/compile_batch.hpp"
+#include "tools/livetune/args.hpp"
+#include "tools/livetune/commands.hpp"
+#include "tools/livetune/dispatch_cost.hpp"
+#include "tools/livetune/fma_peak.hpp"
+#include "tools/livetune/json.hpp"
+#include "tools/livetune/problem.hpp"
+#include "tools/measure/measure.hpp"
+#include "tools/peers/peer.hpp"
+
+namespace livetune::cli {
+namespace {
+
+constexpr size_t kFinalists = 3;
+constexpr size_t kExhaustiveLimit = 20000;
+
+std::vector<Config> configs_to_try(const Args& args, const Workload& w, int threads) {
+  const Space space = gemm_space(w, Target::host());
+  const std::string search = args.get("search");
+  if (search == "exhaustive") return space.enumerate(args.get("config"), kExhaustiveLimit);
+  if (args.has("config")) {
+    if (!search.empty()) throw std::invalid_argument("--config with --search: only with --search exhaustive");
+    return {space.parse(args.get("config"))};
+  }
+  std::vector<Config> configs{default_gemm_config(w, Target::host(), threads)};
+  if (search.empty()) return configs;
+  if (search.rfind("random:", 0) != 0)
+    throw std::invalid_argument("--search: expected random:N or exhaustive, got '" + search + "'");
+  int64_t n = 0;
+  try {
+    n = std::stoll(search.substr(7));
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--search: expected random:N with a number N, got '" + search + "'");
+  }
+  std::mt19937_64 rng(uint64_t(args.get_int("seed", 1)));
+  for (Config& c : space.sample_distinct(rng, size_t(std::max<int64_t>(n, 0))))
+    if (!(c == configs[0])) configs.push_back(std::move(c));
+  return configs;
+}
+
+std::vector<std::string> peers_to_run(const Args& args) {
+  if (!args.has("peers")) return {"openblas", "onednn", "onednn_packed", "libxsmm", "eigen"};
+  std::vector<std::string> out;
+  std::string list = args.get("peers");
+  if (list == "none" || list.empty()) return out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Seconds per call, quickly: the median of three short batches.
+double screen(const std::function<void()>& fn) {
+  fn();
+  MeasureOptions mo;
+  mo.warmup_s = 0.002;
+  mo.sample_s = 0.003;
+  mo.samples = 3;
+  mo.wait_quiet = false;
+  return measure_interleaved({fn}, mo)[0].median_s;
+}
+
+}  // namespace
+
+int cmd_bench(const std::vector<std::string>& argv) {
+  auto valued = kWorkloadValued;
+  valued.insert({"threads", "config", "search", "peers", "seed"});
+  auto switches = kWorkloadSwitches;
+  switches.insert("json");
+  Args args(argv, switches, valued);
+  const Workload w = workload_from(args);
+  const int threads = int(args.get_int("threads", 1));
+  if (threads < 1) throw std::invalid_argument("--threads: expected at least 1");
+
+  // 1. Compile and validate every variant (on all cores: this is not the measured part).
+  const std::vector<Config> configs = configs_to_try(args, w, threads);
+  const ValidationData data(w, uint64_t(args.get_int("seed", 1)));
+  const int compile_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<Compiled> compiled = compile_and_validate(data, configs, compile_threads);
+  std::vector<double> compile_ms;
+  std::vector<KernelPtr> kernels;
+  for (const Compiled& c : compiled) {
+    if (c.kernel) {
+      kernels.push_back(c.kernel);
+      compile_ms.push_back(c.kernel->compile_ms);
+    } else {
+      std::fprintf(stderr, "livetune bench: variant '%s' dropped: %s\n", c.config.text().c_str(), c.error.c_str());
+    }
+  }
+  if (kernels.empty()) throw std::runtime_error("no variant compiled and validated");
+
+  // 2. Screen them; keep the fastest few.
+  Problem p(w, uint64_t(args.get_int("seed", 1)));
+  Executor exec(threads);
+  std::vector<std::pair<double, KernelPtr>> screened;
+  for (const KernelPtr& k : kernels) {
+    std::vector<float> c = p.c;
+    screened.emplace_back(screen([&] { exec.run(*k, p.a.data(), p.b.data(), p.bias.data(), c.data()); }), k);
+  }
+  std::sort(screened.begin(), screened.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  screened.resize(std::min(screened.size(), kFinalists));
+
+  // 3. Finalists and peers, interleaved, each writing its own copy of C.
+  std::vector<std::function<void()>> fns;
+  std::vector<std::vector<float>> outputs(screened.size(), p.c);
+  for (size_t i = 0; i < screened.size(); ++i) {
+    const Kernel* k = screened[i].second.get();
+    float* c = outputs[i].data();
+    fns.push_back([&exec, &p, k, c] { exec.run(*k, p.a.data(), p.b.data(), p.bias.data(), c); });
+  }
+  std::vector<std::unique_ptr<peers::Peer>> peers;
+  std::vector<std::vector<float>> peer_outputs;
+  for (const std::string& name : peers_to_run(args)) peers.push_back(peers::make_peer(name));
+  peer_outputs.assign(peers.size(), p.c);
+  for (size_t i = 0; i < peers.size(); ++i) {
+    peers[i]->prepare(w, p.a.data(), p.b.data(), p.bias.data(), peer_outputs[i].data(), threads);
+    fns.push_back([peer = peers[i].get()] { peer->run(); });
+  }
+  const std::vector<Measurement> m = measure_interleaved(fns);
+
+  size_t best = 0;
+  for (size_t i = 1; i < screened.size(); ++i)
+    if (m[i].median_s < m[best].median_s) best = i;
+  const double gflops = w.flops() / m[best].median_s / 1e9;
+  std::string best_peer;
+  double best_peer_gflops = 0;
+  std::vector<std::pair<std::string, double>> peer_gflops;
+  for (size_t i = 0; i < peers.size(); ++i) {
+    const double g = w.flops() / m[screened.size() + i].median_s / 1e9;
+    peer_gflops.emplace_back(peers[i]->name(), g);
+    if (g > best_peer_gflops) best_peer_gflops = g, best_peer = peers[i]->name();
+  }
+  const double ratio = best_peer_gflops > 0 ? gflops / best_peer_gflops : 0;
+  const double peak = measure_fma_peak_gflops(threads);
+  const double dispatch_ns = measure_dispatch_ns();
+  const double compile_median = median(compile_ms);
+  const std::string best_config = screened[best].second->config.text();
+
+  if (args.has("json")) {
+    Json j;
+    j.begin_object()
+        .field("workload", w.text())
+        .field("threads", threads)
+        .field("best_config", best_config)
+        .field("gflops", gflops)
+        .begin_object("peers");
+    for (const auto& [name, g] : peer_gflops) j.field(name, g);
+    j.end_object();
+    if (best_peer.empty()) j.null_field("best_peer").null_field("ratio_to_best_peer");
+    else j.field("best_peer", best_peer).field("ratio_to_best_peer", ratio);
+    j.begin_object("peer_detail");
+    for (const auto& peer : peers) j.field(peer->name(), peer->detail());
+    j.end_object()
+        .field("compile_ms_median", compile_median)
+        .field("configs_measured", int64_t(kernels.size()))
+        .field("configs_dropped", int64_t(compiled.size() - kernels.size()))
+        .field("peak_gflops", peak)
+        .field("fraction_of_peak", gflops / peak)
+        .field("dispatch_ns", dispatch_ns)
+        .end_object();
+    std::printf("%s\n", j.str().c_str());
+    return 0;
+  }
+  std::printf("workload     %s, %d thread%s\n", w.text().c_str(), threads, threads > 1 ? "s" : "");
+  std::printf("variants     %zu compiled and validated, %zu dropped; compile %.1f ms median\n", kernels.size(),
+              compiled.size() - kernels.size(), compile_median);
+  std::printf("livetune     %7.1f GFLOP/s  %s\n", gflops, best_config.c_str());
+  for (const auto& [name, g] : peer_gflops) std::printf("%-12s %7.1f GFLOP/s\n", name.c_str(), g);
+  if (!best_peer.empty()) std::printf("ratio        %.3fx the best peer (%s)\n", ratio, best_peer.c_str());
+  std::printf("peak         %.1f GFLOP/s FMA (livetune at %.0f%%)\n", peak, 100 * gflops / peak);
+  std::printf("dispatch     %.1f ns per call over a direct kernel call\n", dispatch_ns);
+  return 0;
+}
+
+}  // namespace livetune::cli

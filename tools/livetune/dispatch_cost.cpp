@@ -1,0 +1,41 @@
+#include "tools/livetune/dispatch_cost.hpp"
+
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
+#include "livetune/runtime.hpp"
+#include "tools/measure/measure.hpp"
+
+namespace livetune::cli {
+
+double measure_dispatch_ns() {
+  RuntimeOptions options;
+  options.threads = 1;
+  Runtime rt(options);
+  std::vector<float> a(16, 0.5f), b(16, 0.25f), c(16, 0.0f);
+  const auto av = TensorView::matrix(a.data(), 4, 4), bv = TensorView::matrix(b.data(), 4, 4),
+             cv = TensorView::matrix(c.data(), 4, 4);
+  rt.matmul(av, bv, cv);
+  rt.wait_idle();
+  const auto info = rt.workloads();
+  if (info.size() != 1 || info[0].state != "jit") throw std::runtime_error("the 4x4x4 workload got no JIT kernel");
+
+  // The runtime's config compiled again: the same code, called directly.
+  const Workload w = Workload::parse(info[0].workload);
+  KernelPtr k = compile_gemm(w, gemm_space(w, Target::host()).parse(info[0].config));
+  std::unique_ptr<float, decltype(&std::free)> ws(
+      static_cast<float*>(std::aligned_alloc(64, size_t(k->workspace_floats + 16) * 4)), &std::free);
+  const GemmArgs args{a.data(), b.data(), c.data(), nullptr, ws.get(), 0, k->tiles};
+
+  MeasureOptions mo;
+  mo.samples = 11;
+  mo.sample_s = 0.01;
+  auto m = measure_interleaved({[&] { k->entry(&args); }, [&] { rt.matmul(av, bv, cv); }}, mo);
+  return (m[1].median_s - m[0].median_s) * 1e9;
+}
+
+}  // namespace livetune::cli
