@@ -11,51 +11,32 @@ void GemmEmitter::emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value
   const int tail_lanes = cols - (nv - 1) * W_;
   const llvm::Align align(4);
   auto c_ptr = [&](int r, int v) { return f32_ptr(c, int64_t(r) * w_.ldc + int64_t(v) * W_); };
-  auto masked = [&](int v) { return v == nv - 1 && tail_lanes < W_; };
-  auto load = [&](llvm::Value* ptr, int v) -> llvm::Value* {
-    if (masked(v))
-      return b_.CreateMaskedLoad(vec_, ptr, align, lane_mask(tail_lanes), llvm::ConstantAggregateZero::get(vec_));
-    return b_.CreateAlignedLoad(vec_, ptr, align);
-  };
+  auto lanes = [&](int v) { return v == nv - 1 && tail_lanes < W_ ? lane_mask(tail_lanes) : lane_mask(W_); };
+  llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
 
-  llvm::Function* f = b_.GetInsertBlock()->getParent();
-  auto* first_bb = llvm::BasicBlock::Create(ctx_, "first", f);
-  auto* accum_bb = llvm::BasicBlock::Create(ctx_, "accumulate", f);
-  auto* join_bb = llvm::BasicBlock::Create(ctx_, "join", f);
-  b_.CreateCondBr(first, first_bb, accum_bb);
-
-  std::vector<llvm::Value*> from_first, from_accum;
-  b_.SetInsertPoint(first_bb);
+  // One straight-line update, no branches: x = acc + s·C with s = beta on the first K block
+  // and 1 after it. With beta = 0 the first block must not read C at all (it may hold NaN):
+  // its load is masked off.
+  llvm::Value* scale = b_.CreateVectorSplat(unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, w_.beta), llvm::ConstantFP::get(f32_, 1.0)));
+  llvm::Value* read = w_.beta != 0.0f ? b_.getTrue() : b_.CreateNot(first);
+  llvm::Value* read_all = b_.CreateVectorSplat(unsigned(W_), read);
+  std::vector<llvm::Value*> x(acc.size());
   for (int r = 0; r < rows; ++r)
     for (int v = 0; v < nv; ++v) {
-      llvm::Value* x = acc[size_t(r * nv + v)];
-      if (w_.beta != 0.0f)
-        x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {splat(w_.beta), load(c_ptr(r, v), v), x});
-      from_first.push_back(x);
+      llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, b_.CreateAnd(lanes(v), read_all), zero);
+      x[size_t(r * nv + v)] = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv + v)]});
     }
-  b_.CreateBr(join_bb);
-  b_.SetInsertPoint(accum_bb);
-  for (int r = 0; r < rows; ++r)
-    for (int v = 0; v < nv; ++v) from_accum.push_back(b_.CreateFAdd(acc[size_t(r * nv + v)], load(c_ptr(r, v), v)));
-  b_.CreateBr(join_bb);
-
-  b_.SetInsertPoint(join_bb);
-  std::vector<llvm::Value*> x(from_first.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    auto* phi = b_.CreatePHI(vec_, 2);
-    phi->addIncoming(from_first[i], first_bb);
-    phi->addIncoming(from_accum[i], accum_bb);
-    x[i] = phi;
-  }
 
   if (w_.bias || w_.act != ActivationKind::none) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    auto* before = b_.GetInsertBlock();
     auto* epi_bb = llvm::BasicBlock::Create(ctx_, "epilogue", f);
     auto* store_bb = llvm::BasicBlock::Create(ctx_, "store", f);
     b_.CreateCondBr(last, epi_bb, store_bb);
     b_.SetInsertPoint(epi_bb);
     std::vector<llvm::Value*> bias_v(static_cast<size_t>(nv));
     if (w_.bias)
-      for (int v = 0; v < nv; ++v) bias_v[v] = load(f32_ptr(bias, int64_t(v) * W_), v);
+      for (int v = 0; v < nv; ++v) bias_v[v] = b_.CreateMaskedLoad(vec_, f32_ptr(bias, int64_t(v) * W_), align, lanes(v), zero);
     std::vector<llvm::Value*> y(x.size());
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < nv; ++v) {
@@ -68,7 +49,7 @@ void GemmEmitter::emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value
     b_.SetInsertPoint(store_bb);
     for (size_t i = 0; i < x.size(); ++i) {
       auto* phi = b_.CreatePHI(vec_, 2);
-      phi->addIncoming(x[i], join_bb);
+      phi->addIncoming(x[i], before);
       phi->addIncoming(y[i], epi_end);
       x[i] = phi;
     }
@@ -77,7 +58,7 @@ void GemmEmitter::emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value
   for (int r = 0; r < rows; ++r)
     for (int v = 0; v < nv; ++v) {
       llvm::Value* val = x[size_t(r * nv + v)];
-      if (masked(v))
+      if (v == nv - 1 && tail_lanes < W_)
         b_.CreateMaskedStore(val, c_ptr(r, v), align, lane_mask(tail_lanes));
       else
         b_.CreateAlignedStore(val, c_ptr(r, v), align);

@@ -2,6 +2,7 @@
 // K loop (unrolled), one broadcast of A and nv vector loads of B per K step.
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
 #include <string>
 
 #include "jit/gemm_emitter.hpp"
@@ -100,7 +101,10 @@ void GemmEmitter::emit_k_loop(llvm::Value* a, llvm::Value* b, llvm::Value* kb, i
   };
 
   llvm::Value* p = loop(i64(0), kb, c_.unroll, "kmain");
-  if (c_.unroll > 1) loop(p, kb, 1, "ktail");
+  // K blocks are kc long, but the last (K mod kc); a tail loop only if one is not a multiple
+  // of the unroll: less code, faster compiles.
+  const int64_t full = std::min<int64_t>(c_.kc, w_.k), last = w_.k % c_.kc;
+  if (full % c_.unroll != 0 || last % c_.unroll != 0) loop(p, kb, 1, "ktail");
 }
 
 }  // namespace livetune

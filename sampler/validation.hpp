@@ -15,11 +15,20 @@ class ValidationData {
   // Inputs uniform in [-1, 1] from `seed`. The reference is computed for the rows most likely
   // to go wrong (the first and last register tiles of any blocking) plus a random sample,
   // all rows when the workload is small: a full reference of a large GEMM costs seconds.
-  ValidationData(const Workload& w, uint64_t seed);
+  // `all_rows` checks every row, whatever the cost.
+  ValidationData(const Workload& w, uint64_t seed, bool all_rows = false);
 
   const Workload& workload() const { return w_; }
+  const float* a() const { return a_.data(); }
+  const float* b() const { return b_.data(); }
+  const float* bias() const { return bias_.data(); }
+  // C before the call (read when beta != 0); outputs start as a copy of it.
+  const std::vector<float>& c_init() const { return c_init_; }
+
   // Empty when the kernel's result matches; otherwise what went wrong, for the log.
   std::string check(const Kernel& k) const;
+  // The same for an output computed by anyone from these inputs and c_init().
+  std::string check_output(const std::vector<float>& c) const;
 
  private:
   Workload w_;

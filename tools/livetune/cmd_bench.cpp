@@ -16,7 +16,7 @@
 #include "tools/livetune/dispatch_cost.hpp"
 #include "tools/livetune/fma_peak.hpp"
 #include "tools/livetune/json.hpp"
-#include "tools/livetune/problem.hpp"
+#include "tools/livetune/workload_flags.hpp"
 #include "tools/measure/measure.hpp"
 #include "tools/peers/peer.hpp"
 
@@ -106,30 +106,34 @@ int cmd_bench(const std::vector<std::string>& argv) {
   if (kernels.empty()) throw std::runtime_error("no variant compiled and validated");
 
   // 2. Screen them; keep the fastest few.
-  Problem p(w, uint64_t(args.get_int("seed", 1)));
   Executor exec(threads);
   std::vector<std::pair<double, KernelPtr>> screened;
   for (const KernelPtr& k : kernels) {
-    std::vector<float> c = p.c;
-    screened.emplace_back(screen([&] { exec.run(*k, p.a.data(), p.b.data(), p.bias.data(), c.data()); }), k);
+    std::vector<float> c = data.c_init();
+    screened.emplace_back(screen([&] { exec.run(*k, data.a(), data.b(), data.bias(), c.data()); }), k);
   }
   std::sort(screened.begin(), screened.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   screened.resize(std::min(screened.size(), kFinalists));
 
   // 3. Finalists and peers, interleaved, each writing its own copy of C.
   std::vector<std::function<void()>> fns;
-  std::vector<std::vector<float>> outputs(screened.size(), p.c);
+  std::vector<std::vector<float>> outputs(screened.size(), data.c_init());
   for (size_t i = 0; i < screened.size(); ++i) {
     const Kernel* k = screened[i].second.get();
     float* c = outputs[i].data();
-    fns.push_back([&exec, &p, k, c] { exec.run(*k, p.a.data(), p.b.data(), p.bias.data(), c); });
+    fns.push_back([&exec, &data, k, c] { exec.run(*k, data.a(), data.b(), data.bias(), c); });
   }
   std::vector<std::unique_ptr<peers::Peer>> peers;
   std::vector<std::vector<float>> peer_outputs;
   for (const std::string& name : peers_to_run(args)) peers.push_back(peers::make_peer(name));
-  peer_outputs.assign(peers.size(), p.c);
+  peer_outputs.assign(peers.size(), data.c_init());
   for (size_t i = 0; i < peers.size(); ++i) {
-    peers[i]->prepare(w, p.a.data(), p.b.data(), p.bias.data(), peer_outputs[i].data(), threads);
+    peers[i]->prepare(w, data.a(), data.b(), data.bias(), peer_outputs[i].data(), threads);
+    // A peer that computes something else would make any ratio meaningless.
+    peers[i]->run();
+    if (std::string why = data.check_output(peer_outputs[i]); !why.empty())
+      throw std::runtime_error("peer " + peers[i]->name() + " computed a wrong result: " + why);
+    std::copy(data.c_init().begin(), data.c_init().end(), peer_outputs[i].begin());  // keeps the buffer prepare() saw
     fns.push_back([peer = peers[i].get()] { peer->run(); });
   }
   const std::vector<Measurement> m = measure_interleaved(fns);

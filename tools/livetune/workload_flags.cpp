@@ -1,6 +1,5 @@
-#include "tools/livetune/problem.hpp"
+#include "tools/livetune/workload_flags.hpp"
 
-#include <random>
 #include <stdexcept>
 
 namespace livetune::cli {
@@ -17,19 +16,6 @@ Workload workload_from(const Args& args) {
   for (const char* ld : {"lda", "ldb", "ldc", "beta"})
     if (args.has(ld)) text += std::string(" ") + ld + "=" + args.get(ld);
   return Workload::parse(text);
-}
-
-Problem::Problem(const Workload& wl, uint64_t seed) : w(wl) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill = [&](std::vector<float>& v, int64_t n) {
-    v.resize(size_t(n));
-    for (float& x : v) x = dist(rng);
-  };
-  fill(a, w.m * w.lda);
-  fill(b, w.b_rows() * w.ldb);
-  fill(bias, w.n);
-  fill(c, w.m * w.ldc);
 }
 
 }  // namespace livetune::cli
