@@ -4,18 +4,18 @@
 #include <vector>
 
 #include "jit/reference.hpp"
+#include "runtime/isa_dispatch.hpp"
 
 namespace livetune {
 namespace {
 
 // acc[0..n) += x · row[0..n)
-__attribute__((target_clones("avx512f", "avx2", "default"))) void axpy(float* acc, float x, const float* row,
-                                                                          int64_t n) {
+[[gnu::always_inline]] inline void axpy_body(float* acc, float x, const float* row, int64_t n) {
   for (int64_t j = 0; j < n; ++j) acc[j] += x * row[j];
 }
 
 // Σ x[p]·y[p] with 16 partial sums, so it vectorises without reassociation flags.
-__attribute__((target_clones("avx512f", "avx2", "default"))) float dot(const float* x, const float* y, int64_t n) {
+[[gnu::always_inline]] inline float dot_body(const float* x, const float* y, int64_t n) {
   float part[16] = {};
   int64_t p = 0;
   for (; p + 16 <= n; p += 16)
@@ -25,6 +25,16 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) float dot(const flo
   for (float s : part) sum += s;
   return sum;
 }
+
+LIVETUNE_ISA_AVX512 void axpy_avx512(float* acc, float x, const float* row, int64_t n) { axpy_body(acc, x, row, n); }
+LIVETUNE_ISA_AVX2 void axpy_avx2(float* acc, float x, const float* row, int64_t n) { axpy_body(acc, x, row, n); }
+void axpy_generic(float* acc, float x, const float* row, int64_t n) { axpy_body(acc, x, row, n); }
+LIVETUNE_ISA_AVX512 float dot_avx512(const float* x, const float* y, int64_t n) { return dot_body(x, y, n); }
+LIVETUNE_ISA_AVX2 float dot_avx2(const float* x, const float* y, int64_t n) { return dot_body(x, y, n); }
+float dot_generic(const float* x, const float* y, int64_t n) { return dot_body(x, y, n); }
+
+const auto axpy = pick_for_cpu(&axpy_avx512, &axpy_avx2, &axpy_generic);
+const auto dot = pick_for_cpu(&dot_avx512, &dot_avx2, &dot_generic);
 
 }  // namespace
 

@@ -35,12 +35,11 @@ const char* phase_name(int p) {
 Dispatcher::Dispatcher(int threads, int compile_threads)
     : id_(next_dispatcher_id.fetch_add(1)),
       executor_(threads),
-      // Background compiles never take a caller's thread: no slot is reserved for callers.
-      compile_arena_(std::max(1, compile_threads), 0, tbb::task_arena::priority::low) {}
+      compiles_(compile_threads) {}
 
-// Entries of a destroyed dispatcher stay in other threads' caches but never match again:
-// ids are not reused.
-Dispatcher::~Dispatcher() { wait_idle(); }
+// The compile queue, destroyed first, finishes its jobs. Entries of a destroyed dispatcher
+// stay in other threads' caches but never match again: ids are not reused.
+Dispatcher::~Dispatcher() = default;
 
 void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c) {
   State* s = find(w);
@@ -69,12 +68,8 @@ Dispatcher::State* Dispatcher::add(const Workload& w) {
 }
 
 void Dispatcher::compile_in_background(State* s) {
-  {
-    std::lock_guard<std::mutex> lock(pending_mutex_);
-    ++pending_;
-  }
   s->phase = Phase::compiling;
-  compile_arena_.enqueue([this, s] {
+  compiles_.post([this, s] {
     const Workload& w = s->workload;
     try {
       const Config config = default_gemm_config(w, Target::host(), executor_.threads());
@@ -94,15 +89,10 @@ void Dispatcher::compile_in_background(State* s) {
       s->phase = Phase::failed;
       log(LogLevel::error, "'" + w.text() + "': no JIT kernel: " + e.what());
     }
-    std::lock_guard<std::mutex> lock(pending_mutex_);
-    if (--pending_ == 0) idle_.notify_all();
   });
 }
 
-void Dispatcher::wait_idle() {
-  std::unique_lock<std::mutex> lock(pending_mutex_);
-  idle_.wait(lock, [&] { return pending_ == 0; });
-}
+void Dispatcher::wait_idle() { compiles_.wait_idle(); }
 
 std::vector<WorkloadSnapshot> Dispatcher::snapshot() const {
   std::vector<WorkloadSnapshot> out;

@@ -4,10 +4,8 @@
 // built-in kernel while its JIT kernel is compiled and validated in the background, then
 // the state switches atomically.
 #include <tbb/concurrent_unordered_map.h>
-#include <tbb/task_arena.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,6 +13,7 @@
 
 #include "jit/kernel.hpp"
 #include "jit/workload.hpp"
+#include "runtime/compile_queue.hpp"
 #include "runtime/executor.hpp"
 
 namespace livetune {
@@ -28,7 +27,7 @@ struct WorkloadSnapshot {
 class Dispatcher {
  public:
   Dispatcher(int threads, int compile_threads);
-  ~Dispatcher();  // waits for background work
+  ~Dispatcher();  // finishes background work
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
@@ -55,10 +54,7 @@ class Dispatcher {
   const uint64_t id_;
   Executor executor_;
   tbb::concurrent_unordered_map<Workload, std::unique_ptr<State>, WorkloadHash> states_;
-  tbb::task_arena compile_arena_;
-  std::mutex pending_mutex_;
-  std::condition_variable idle_;
-  int pending_ = 0;
+  CompileQueue compiles_;  // last: its destructor finishes jobs that use the members above
 };
 
 }  // namespace livetune

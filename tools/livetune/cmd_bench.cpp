@@ -12,6 +12,7 @@
 #include "runtime/executor.hpp"
 #include "sampler/compile_batch.hpp"
 #include "tools/livetune/args.hpp"
+#include "tools/livetune/bandwidth.hpp"
 #include "tools/livetune/commands.hpp"
 #include "tools/livetune/dispatch_cost.hpp"
 #include "tools/livetune/fma_peak.hpp"
@@ -152,6 +153,10 @@ int cmd_bench(const std::vector<std::string>& argv) {
   }
   const double ratio = best_peer_gflops > 0 ? gflops / best_peer_gflops : 0;
   const double peak = measure_fma_peak_gflops(threads);
+  // Each operand crosses memory at least once: A, B, C written (and read when beta != 0).
+  const double bytes = 4.0 * (double(w.m * w.k) + double(w.k * w.n) + double(w.m * w.n) * (w.beta != 0.0f ? 2 : 1));
+  const double bandwidth = measure_read_bandwidth_gbs(int64_t(bytes), threads);
+  const double roof = std::min(peak, memory_roof_gflops(w.flops(), bytes, bandwidth));
   const double dispatch_ns = measure_dispatch_ns();
   const double compile_median = median(compile_ms);
   const std::string best_config = screened[best].second->config.text();
@@ -176,6 +181,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
         .field("configs_dropped", int64_t(compiled.size() - kernels.size()))
         .field("peak_gflops", peak)
         .field("fraction_of_peak", gflops / peak)
+        .field("read_bandwidth_gbs", bandwidth)
+        .field("roofline_gflops", roof)
+        .field("fraction_of_roofline", gflops / roof)
         .field("dispatch_ns", dispatch_ns)
         .end_object();
     std::printf("%s\n", j.str().c_str());
@@ -187,7 +195,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
   std::printf("livetune     %7.1f GFLOP/s  %s\n", gflops, best_config.c_str());
   for (const auto& [name, g] : peer_gflops) std::printf("%-12s %7.1f GFLOP/s\n", name.c_str(), g);
   if (!best_peer.empty()) std::printf("ratio        %.3fx the best peer (%s)\n", ratio, best_peer.c_str());
-  std::printf("peak         %.1f GFLOP/s FMA (livetune at %.0f%%)\n", peak, 100 * gflops / peak);
+  std::printf("roofline     %.1f GFLOP/s (FMA peak %.1f, read bandwidth %.1f GB/s): livetune at %.0f%%\n", roof, peak,
+              bandwidth, 100 * gflops / roof);
   std::printf("dispatch     %.1f ns per call over a direct kernel call\n", dispatch_ns);
   return 0;
 }

@@ -1,0 +1,38 @@
+#pragma once
+// Background compile threads: a bounded number of low-priority threads draining a queue of
+// jobs, so that compiling never takes a caller's thread. Plain threads rather than a TBB
+// arena: every hand-off is then visible to ThreadSanitizer (Debian's libtbb is not
+// instrumented, and its task hand-offs read as races).
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace livetune {
+
+class CompileQueue {
+ public:
+  explicit CompileQueue(int threads);
+  ~CompileQueue();  // finishes the queued jobs, then joins
+  CompileQueue(const CompileQueue&) = delete;
+  CompileQueue& operator=(const CompileQueue&) = delete;
+
+  void post(std::function<void()> job);
+  // Blocks until the queue is empty and no job is running.
+  void wait_idle();
+
+ private:
+  void work();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable idle_;
+  std::deque<std::function<void()>> jobs_;
+  int running_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace livetune
