@@ -111,12 +111,12 @@ Workload Workload::parse(std::string_view text) {
 
 bool Workload::operator==(const Workload& o) const {
   return op == o.op && trans_b == o.trans_b && bias == o.bias && act == o.act && m == o.m && n == o.n && k == o.k &&
-         lda == o.lda && ldb == o.ldb && ldc == o.ldc && std::memcmp(&beta, &o.beta, sizeof beta) == 0;
+         lda == o.lda && ldb == o.ldb && ldc == o.ldc && beta == o.beta;
 }
 
 size_t Workload::hash() const {
-  uint32_t beta_bits;
-  std::memcpy(&beta_bits, &beta, sizeof beta_bits);
+  uint32_t beta_bits = 0;
+  if (beta != 0.0f) std::memcpy(&beta_bits, &beta, sizeof beta_bits);  // -0 and +0 are one workload
   const uint64_t parts[] = {uint64_t(op) | uint64_t(trans_b) << 8 | uint64_t(bias) << 9 | uint64_t(act) << 10 |
                                 uint64_t(beta_bits) << 32,
                             uint64_t(m), uint64_t(n), uint64_t(k), uint64_t(lda), uint64_t(ldb), uint64_t(ldc)};

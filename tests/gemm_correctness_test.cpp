@@ -1,0 +1,209 @@
+// Random valid configs of the CPU GEMM template, over shapes chosen to reach every edge of the
+// generator (dimensions of 1, primes, remainders of every blocking, transposed and padded
+// operands, every epilogue), against the reference element by element. Each kernel also runs
+// split into tile ranges, each with its own workspace: that is how the runtime spreads one call
+// over several threads.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <ostream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
+#include "jit/kernel.hpp"
+#include "jit/target.hpp"
+#include "test_util.hpp"
+
+namespace livetune {
+namespace {
+
+using test::AlignedFloats;
+using test::compare_c;
+using test::describe;
+using test::Problem;
+
+// 31 shapes × 16 configs = 496 distinct random configs; 10–60 ms of compile each, two at a time.
+constexpr size_t kConfigsPerShape = 16;
+constexpr uint64_t kSeed = 20240601;
+
+struct Shape {
+  const char* label;
+  Workload w;
+};
+
+void PrintTo(const Shape& s, std::ostream* os) { *os << s.w.text(); }
+
+Workload mm(int64_t m, int64_t n, int64_t k, bool trans_b = false) { return Workload::matmul(m, n, k, trans_b); }
+
+Workload padded(Workload w, int64_t da = 3, int64_t db = 5, int64_t dc = 7) {
+  w.lda += da;
+  w.ldb += db;
+  w.ldc += dc;
+  return w;
+}
+
+Workload epi(Workload w, bool bias, ActivationKind act, float beta = 0.0f) {
+  w.bias = bias;
+  w.act = act;
+  w.beta = beta;
+  return w;
+}
+
+constexpr auto kNone = ActivationKind::none;
+constexpr auto kRelu = ActivationKind::relu;
+constexpr auto kGelu = ActivationKind::gelu;
+
+std::vector<Shape> shapes() {
+  return {
+      {"one", mm(1, 1, 1)},
+      {"m1", mm(1, 100, 37)},
+      {"n1", mm(50, 1, 33)},
+      {"k1", mm(33, 47, 1)},
+      {"tiny", mm(2, 17, 3)},
+      {"primes", mm(127, 255, 129)},
+      {"tall_skinny", mm(1000, 16, 64)},
+      {"wide_short", mm(3, 2000, 50)},
+      {"odd_small", mm(17, 31, 19)},
+      {"square64", mm(64, 64, 64)},
+      {"k_over_kc", mm(48, 96, 200)},
+      {"k_over_max_kc", mm(7, 129, 513)},
+      {"m_over_mc", mm(250, 40, 30)},
+      {"n_over_nc", mm(9, 1100, 31)},
+      {"long_k", mm(5, 5, 600)},
+      {"trans_b", mm(100, 33, 70, true)},
+      {"primes_trans_b", mm(127, 255, 129, true)},
+      {"m1_trans_b", mm(1, 300, 77, true)},
+      {"n1_trans_b", mm(13, 1, 200, true)},
+      {"padded", padded(mm(45, 77, 90))},
+      {"padded_trans_b", padded(mm(29, 50, 61, true))},
+      {"padded_wide", padded(mm(4, 300, 16), 16, 16, 16)},
+      {"bias", epi(mm(33, 70, 129), true, kNone)},
+      {"bias_relu", epi(mm(40, 65, 100), true, kRelu)},
+      {"relu", epi(mm(21, 37, 80), false, kRelu)},
+      {"gelu", epi(mm(16, 48, 32), false, kGelu)},
+      {"bias_gelu", epi(mm(70, 130, 90), true, kGelu)},
+      {"beta_half", epi(mm(40, 50, 60), false, kNone, 0.5f)},
+      {"beta_one", epi(mm(23, 81, 45), false, kNone, 1.0f)},
+      {"beta_relu_padded", epi(padded(mm(30, 200, 20)), false, kRelu, 1.0f)},
+      {"everything", epi(padded(mm(61, 99, 70, true)), true, kGelu, 0.5f)},
+  };
+}
+
+// Compiles every config, two at a time (compile_gemm is thread-safe). A failure leaves a null
+// kernel and the exception's text.
+void compile_all(const Workload& w, const std::vector<Config>& configs, std::vector<KernelPtr>& kernels,
+                 std::vector<std::string>& errors) {
+  kernels.assign(configs.size(), nullptr);
+  errors.assign(configs.size(), {});
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < configs.size();) {
+      try {
+        kernels[i] = compile_gemm(w, configs[i]);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    }
+  };
+  std::thread other(worker);
+  worker();
+  other.join();
+}
+
+class GemmCorrectness : public testing::TestWithParam<Shape> {};
+
+TEST_P(GemmCorrectness, RandomConfigs) {
+  const Workload& w = GetParam().w;
+  const Problem p(w, w.hash());
+  const double tol = matmul_tolerance(w, 1.0);
+
+  const Space space = gemm_space(w, Target::host());
+  std::mt19937_64 rng(kSeed + w.hash());
+  const std::vector<Config> configs = space.sample_distinct(rng, kConfigsPerShape);
+  ASSERT_EQ(configs.size(), kConfigsPerShape) << describe(w);
+
+  std::vector<KernelPtr> kernels;
+  std::vector<std::string> errors;
+  compile_all(w, configs, kernels, errors);
+
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
+    SCOPED_TRACE(describe(w, &c));
+    ASSERT_TRUE(space.valid(c));
+    if (!kernels[i]) {
+      ADD_FAILURE() << "compile_gemm failed: " << errors[i];
+      continue;
+    }
+    const Kernel& k = *kernels[i];
+    const GemmConfig g = GemmConfig::from(c);
+    EXPECT_EQ(k.workload, w);
+    EXPECT_EQ(k.config, c);
+    EXPECT_EQ(k.tiles, gemm_tiles(w, g));
+    EXPECT_EQ(k.workspace_floats, gemm_workspace_floats(w, g));
+    ASSERT_NE(k.entry, nullptr);
+    ASSERT_GE(k.tiles, 1);
+
+    // The whole kernel on this thread.
+    std::vector<float> whole = p.c0;
+    run_gemm_serial(k, p.a.data(), p.b.data(), p.bias_ptr(), whole.data());
+    const std::string diff = compare_c(w, whole, p.want, tol);
+    EXPECT_TRUE(diff.empty()) << "whole run:\n" << diff;
+
+    // The same kernel in 2 or 3 tile ranges, last range first, each with a workspace of its own.
+    const int64_t pieces = std::min<int64_t>(2 + int64_t(i % 2), k.tiles);
+    std::vector<float> split = p.c0;
+    for (int64_t part = pieces - 1; part >= 0; --part) {
+      AlignedFloats ws(k.workspace_floats);
+      const GemmArgs args{p.a.data(), p.b.data(), split.data(), p.bias_ptr(), ws.get(),
+                          k.tiles * part / pieces, k.tiles * (part + 1) / pieces};
+      k.entry(&args);
+    }
+    const std::string split_diff = compare_c(w, split, p.want, tol);
+    EXPECT_TRUE(split_diff.empty()) << "run in " << pieces << " tile ranges of " << k.tiles << " tiles:\n"
+                                    << split_diff;
+    // Splitting changes which tiles a call computes, not how a tile is computed.
+    if (diff.empty() && split_diff.empty()) {
+      int64_t differ = 0;
+      for (size_t at = 0; at < whole.size(); ++at) differ += whole[at] != split[at];
+      EXPECT_EQ(differ, 0) << "elements differ between the whole run and the run in " << pieces << " tile ranges";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmCorrectness, testing::ValuesIn(shapes()),
+                         [](const testing::TestParamInfo<Shape>& info) { return std::string(info.param.label); });
+
+// The shapes above must keep covering what this file promises.
+TEST(GemmCorrectnessCoverage, ShapesCoverEveryEdge) {
+  const auto all = shapes();
+  EXPECT_GE(all.size(), 25u);
+  EXPECT_GE(all.size() * kConfigsPerShape, 300u);
+  auto any = [&](auto pred) {
+    for (const Shape& s : all)
+      if (pred(s.w)) return true;
+    return false;
+  };
+  EXPECT_TRUE(any([](const Workload& w) { return w.m == 1; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.n == 1; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.k == 1; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.m == 127 && w.n == 255 && w.k == 129; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.m >= 1000 && w.n <= 16; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.m <= 3 && w.n >= 2000; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.trans_b; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.trans_b && w.ldb > w.k; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.lda > w.k && w.ldb > w.n && w.ldc > w.n; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.bias && w.act == ActivationKind::none; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.act == ActivationKind::relu; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.act == ActivationKind::gelu; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.beta == 0.5f; }));
+  EXPECT_TRUE(any([](const Workload& w) { return w.beta == 1.0f; }));
+}
+
+}  // namespace
+}  // namespace livetune

@@ -1,0 +1,165 @@
+// Runtime::matmul through the public API: the first call of a workload (served by the built-in
+// kernel) and the calls after its JIT kernel took over must both mean what the reference
+// means, on one thread and on two; K = 0 gives act(bias + beta·C).
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "jit/gemm_config.hpp"
+#include "jit/target.hpp"
+#include "livetune/livetune.hpp"
+#include "policy/default_rule.hpp"
+#include "test_util.hpp"
+
+namespace livetune {
+namespace {
+
+struct Case {
+  const char* label;
+  Workload w;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.w.text(); }
+
+Workload mm(int64_t m, int64_t n, int64_t k, bool trans_b = false) { return Workload::matmul(m, n, k, trans_b); }
+Workload padded(Workload w) {
+  w.lda += 3, w.ldb += 5, w.ldc += 7;
+  return w;
+}
+Workload epi(Workload w, bool bias, ActivationKind act, float beta = 0.0f) {
+  w.bias = bias, w.act = act, w.beta = beta;
+  return w;
+}
+
+Activation to_api(ActivationKind a) {
+  return a == ActivationKind::relu ? Activation::relu : a == ActivationKind::gelu ? Activation::gelu : Activation::none;
+}
+
+// One call of `w` on the problem's inputs, into `c`.
+void call(Runtime& rt, const test::Problem& p, std::vector<float>& c) {
+  const Workload& w = p.w;
+  const TensorView bias = TensorView::vector(p.bias.data(), w.n);
+  MatmulOptions opts;
+  opts.trans_b = w.trans_b;
+  opts.bias = w.bias ? &bias : nullptr;
+  opts.activation = to_api(w.act);
+  opts.beta = w.beta;
+  rt.matmul(TensorView::matrix(p.a.data(), w.m, w.k, w.lda), TensorView::matrix(p.b.data(), w.b_rows(), w.b_cols(), w.ldb),
+            TensorView::matrix(c.data(), w.m, w.n, w.ldc), opts);
+}
+
+// The runtime's view of `w`, or a default-constructed info.
+WorkloadInfo info_of(const Runtime& rt, const Workload& w) {
+  for (const WorkloadInfo& info : rt.workloads())
+    if (info.workload == w.text()) return info;
+  return {};
+}
+
+// What a failure must print: the workload and the config the runtime would compile for it.
+std::string describe(const Workload& w, int threads) {
+  const Config c = default_gemm_config(w, Target::host(), threads);
+  return test::describe(w, &c);
+}
+
+std::vector<Case> cases() {
+  using A = ActivationKind;
+  return {
+      {"square", mm(64, 64, 64)},
+      {"primes_trans_b", mm(127, 255, 129, true)},
+      {"m1", mm(1, 300, 77)},
+      {"m5_trans_b", mm(5, 70, 40, true)},
+      {"tall_skinny", mm(1000, 16, 64)},
+      {"bias", epi(mm(33, 70, 129), true, A::none)},
+      {"bias_relu", epi(mm(40, 65, 100), true, A::relu)},
+      {"gelu", epi(mm(16, 48, 32), false, A::gelu)},
+      {"bias_gelu", epi(mm(70, 130, 90), true, A::gelu)},
+      {"beta_half", epi(mm(40, 50, 60), false, A::none, 0.5f)},
+      {"beta_one_relu_padded", epi(padded(mm(30, 200, 20)), false, A::relu, 1.0f)},
+      {"everything", epi(padded(mm(61, 99, 70, true)), true, A::gelu, 0.5f)},
+  };
+}
+
+void check_first_then_jit(const Workload& w, int threads) {
+  SCOPED_TRACE(describe(w, threads) + "\n  threads=" + std::to_string(threads));
+  Runtime rt(RuntimeOptions{threads, 1});
+  ASSERT_EQ(rt.threads(), threads);
+  const test::Problem p(w, 11);
+  const double tol = matmul_tolerance(w, 1.0);
+
+  std::vector<float> c = p.c0;
+  call(rt, p, c);
+  std::string diff = test::compare_c(w, c, p.want, tol);
+  EXPECT_TRUE(diff.empty()) << "first call (built-in kernel):\n" << diff;
+  const WorkloadInfo first = info_of(rt, w);
+  EXPECT_EQ(first.workload, w.text()) << "the runtime should list the workload after its first call";
+
+  rt.wait_idle();
+  const WorkloadInfo info = info_of(rt, w);
+  ASSERT_EQ(info.state, "jit") << "after wait_idle the JIT kernel should be in use";
+  ASSERT_FALSE(info.config.empty());
+  EXPECT_NO_THROW(gemm_space(w, Target::host()).parse(info.config)) << info.config;
+  EXPECT_GT(info.compile_ms, 0.0);
+
+  // Twice on the JIT kernel, from the same initial C: no state carries over between calls.
+  for (int round = 0; round < 2; ++round) {
+    c = p.c0;
+    call(rt, p, c);
+    diff = test::compare_c(w, c, p.want, tol);
+    EXPECT_TRUE(diff.empty()) << "JIT kernel '" << info.config << "', call " << round + 1 << ":\n" << diff;
+  }
+  EXPECT_EQ(rt.workloads().size(), 1u);
+}
+
+class RuntimeMatmul : public testing::TestWithParam<Case> {};
+
+TEST_P(RuntimeMatmul, OneThread) { check_first_then_jit(GetParam().w, 1); }
+
+TEST_P(RuntimeMatmul, TwoThreads) { check_first_then_jit(GetParam().w, 2); }
+
+INSTANTIATE_TEST_SUITE_P(Cases, RuntimeMatmul, testing::ValuesIn(cases()),
+                         [](const testing::TestParamInfo<Case>& info) { return std::string(info.param.label); });
+
+// Large enough that a two-thread runtime splits each call between its threads.
+TEST(RuntimeThreads, LargeCallOnTwoThreads) {
+  for (bool trans_b : {false, true}) {
+    check_first_then_jit(epi(mm(200, 300, 100, trans_b), true, ActivationKind::relu, 0.5f), 2);
+    check_first_then_jit(mm(9, 700, 400, trans_b), 2);  // few M tiles: split along N
+  }
+}
+
+// K = 0: a is M×0 and b is 0×N (N×0 with trans_b), so C = act(bias + beta·C). The views carry
+// an explicit row stride of 1 (see ApiEmpty.ZeroColumnsIsANoOp for the default one).
+TEST(RuntimeKZero, BiasAndBetaOnly) {
+  using A = ActivationKind;
+  Runtime rt(RuntimeOptions{1, 1});
+  for (const Workload& base : {mm(5, 9, 0), epi(mm(5, 9, 0), true, A::gelu), epi(mm(4, 7, 0, true), true, A::relu, 0.5f),
+                               epi(mm(6, 3, 0), false, A::none, 1.0f)}) {
+    Workload w = base;
+    w.lda = 1, w.ldb = w.trans_b ? 1 : w.n;
+    SCOPED_TRACE(w.text());
+    const std::vector<float> bias = test::random_floats(size_t(w.n), 3);
+    std::vector<float> c0 = w.beta != 0.0f ? test::random_floats(size_t(w.m * w.n), 4) : std::vector<float>(size_t(w.m * w.n), 99.0f);
+    std::vector<float> want = c0;
+    reference_matmul(w, nullptr, nullptr, bias.data(), want.data());
+
+    const float dummy[1] = {0.0f};
+    const TensorView bias_view = TensorView::vector(bias.data(), w.n);
+    MatmulOptions opts;
+    opts.trans_b = w.trans_b;
+    opts.bias = w.bias ? &bias_view : nullptr;
+    opts.activation = to_api(w.act);
+    opts.beta = w.beta;
+    for (int round = 0; round < 2; ++round) {
+      std::vector<float> c = c0;
+      rt.matmul(TensorView::matrix(dummy, w.m, 0, 1), TensorView::matrix(dummy, w.b_rows(), w.b_cols(), w.ldb),
+                TensorView::matrix(c.data(), w.m, w.n), opts);
+      const std::string diff = test::compare_c(w, c, want, matmul_tolerance(w, 1.0));
+      EXPECT_TRUE(diff.empty()) << "round " << round << ":\n" << diff;
+      rt.wait_idle();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace livetune

@@ -1,0 +1,329 @@
+// The GEMM template's Space and Config: text round trips, parse errors that say what is wrong,
+// the validity rule, enumerate with fixed knobs, and the default rule's configs (valid, and
+// they compile to kernels that match the reference).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <utility>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
+#include "jit/kernel.hpp"
+#include "jit/target.hpp"
+#include "policy/default_rule.hpp"
+#include "test_util.hpp"
+
+namespace livetune {
+namespace {
+
+const Target& host() { return Target::host(); }
+int vec() { return host().vector_floats(); }
+
+std::vector<Workload> some_workloads() {
+  Workload padded = Workload::matmul(45, 77, 90);
+  padded.lda += 3, padded.ldb += 5, padded.ldc += 7;
+  return {Workload::matmul(1, 1, 1), Workload::matmul(127, 255, 129), Workload::matmul(64, 64, 64, true),
+          Workload::matmul(1000, 16, 64), padded};
+}
+
+// The text of `c` with one knob's value replaced, or with the knob left out.
+std::string edit_knob(const Config& c, const std::string& knob, const std::string* value) {
+  std::string out;
+  for (size_t i = 0; i < c.knobs().size(); ++i) {
+    const Knob& k = c.knobs()[i];
+    if (k.name == knob && !value) continue;
+    if (!out.empty()) out += ' ';
+    out += k.name + "=" + (k.name == knob ? *value : k.label(c.value(i)));
+  }
+  return out;
+}
+std::string with_knob(const Config& c, const std::string& knob, const std::string& value) {
+  return edit_knob(c, knob, &value);
+}
+std::string without_knob(const Config& c, const std::string& knob) { return edit_knob(c, knob, nullptr); }
+
+// Expects `f` to throw std::invalid_argument whose message contains every one of `parts`.
+template <class F>
+void expect_invalid(F f, const std::vector<std::string>& parts, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << what << ": no exception";
+  } catch (const std::invalid_argument& e) {
+    for (const auto& part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << what << ": message '" << e.what() << "' should mention '" << part << "'";
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << ": expected std::invalid_argument, got '" << e.what() << "'";
+  }
+}
+
+Config default_config() { return GemmConfig{}.to_config(host()); }
+std::shared_ptr<const KnobList> knobs() { return gemm_space(Workload::matmul(8, 8, 8), host()).knob_list(); }
+
+TEST(ConfigText, RoundTripsForManyRandomConfigs) {
+  std::mt19937_64 rng(7);
+  size_t checked = 0;
+  for (const Workload& w : some_workloads()) {
+    const Space space = gemm_space(w, host());
+    for (const Config& c : space.sample_distinct(rng, 200)) {
+      const std::string text = c.text();
+      EXPECT_EQ(Config::parse(space.knob_list(), text), c) << text;
+      EXPECT_EQ(space.parse(text), c) << text;
+      EXPECT_EQ(space.parse(text).text(), text);
+      EXPECT_EQ(GemmConfig::from(c).to_config(host()), c) << text;
+      EXPECT_EQ(c.features().size(), c.knobs().size());
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 5u * 200u);
+}
+
+TEST(ConfigText, AcceptsAnyOrderOfKnobs) {
+  const Config c = default_config();
+  std::string reversed;
+  for (size_t i = c.knobs().size(); i-- > 0;) reversed += c.knobs()[i].name + "=" + c.knobs()[i].label(c.value(i)) + "  ";
+  EXPECT_EQ(Config::parse(knobs(), reversed), c) << reversed;
+}
+
+TEST(ConfigText, EnumsAreWrittenAsLabels) {
+  GemmConfig g;
+  g.order = LoopOrder::kmn;
+  g.split = Split::n;
+  const std::string text = g.to_config(host()).text();
+  EXPECT_NE(text.find("order=kmn"), std::string::npos) << text;
+  EXPECT_NE(text.find("split=n"), std::string::npos) << text;
+}
+
+TEST(ConfigParse, UnknownKnob) {
+  const std::string text = default_config().text() + " tile=3";
+  expect_invalid([&] { Config::parse(knobs(), text); }, {"unknown knob", "tile"}, text);
+}
+
+TEST(ConfigParse, MissingKnob) {
+  const std::string text = without_knob(default_config(), "kc");
+  expect_invalid([&] { Config::parse(knobs(), text); }, {"kc", "missing"}, text);
+}
+
+TEST(ConfigParse, ValueNotInDomain) {
+  for (auto [knob, value] : std::vector<std::pair<std::string, std::string>>{
+           {"kc", "100"}, {"mr", "0"}, {"mr", "x"}, {"order", "abc"}, {"split", "k"}, {"unroll", "4.0"}, {"nc", ""}}) {
+    const std::string text = with_knob(default_config(), knob, value);
+    expect_invalid([&] { Config::parse(knobs(), text); }, {knob, "expected one of", "'" + value + "'"}, text);
+  }
+}
+
+TEST(ConfigParse, MalformedFields) {
+  const std::string base = default_config().text();
+  expect_invalid([&] { Config::parse(knobs(), base + " mr6"); }, {"knob=value", "mr6"}, "no '='");
+  expect_invalid([&] { Config::parse(knobs(), base + " =6"); }, {"knob=value"}, "no name");
+  expect_invalid([&] { Config::parse(knobs(), base + " mr=6"); }, {"mr", "twice"}, "duplicate");
+  expect_invalid([&] { Config::parse(knobs(), ""); }, {"missing"}, "empty text");
+}
+
+TEST(ConfigParse, InvalidCombinationIsRejectedBySpaceParse) {
+  const Workload w = Workload::matmul(64, 64, 64);
+  const Space space = gemm_space(w, host());
+  GemmConfig g;
+  g.mr = 16, g.nr = 4 * vec(), g.mc = 96, g.nc = 1536;
+  const std::string text = g.to_config(host()).text();
+  // Every value is in its domain, so the knob list alone accepts it ...
+  EXPECT_NO_THROW(Config::parse(knobs(), text));
+  // ... but the space does not: the register tile does not fit.
+  expect_invalid([&] { space.parse(text); }, {"not valid", text}, text);
+  // Nor does compile_gemm.
+  EXPECT_THROW(compile_gemm(w, g.to_config(host())), std::invalid_argument);
+}
+
+// One config differing from the default in a few fields.
+Config make(int mr, int nr, int mc, int nc, bool pack_b = true) {
+  GemmConfig g;
+  g.mr = mr, g.nr = nr, g.mc = mc, g.nc = nc, g.pack_b = pack_b;
+  return g.to_config(host());
+}
+
+TEST(ValidityRule, RegisterTileMustFit) {
+  const Space space = gemm_space(Workload::matmul(64, 64, 64), host());
+  const int v = vec();
+  EXPECT_FALSE(space.valid(make(16, 4 * v, 96, 1536))) << "mr=16 nr=" << 4 * v;
+  EXPECT_FALSE(space.valid(make(14, 4 * v, 168, 1536))) << "mr=14 nr=" << 4 * v;
+  EXPECT_TRUE(space.valid(make(6, 4 * v, 96, 1536))) << "the default 6×" << 4 * v << " tile";
+  EXPECT_TRUE(space.valid(make(1, v, 16, 64)));
+  if (host().avx512) {
+    // 32 registers: mr·nv accumulators + nv for a row of B + 1 broadcast.
+    EXPECT_TRUE(space.valid(make(6, 64, 96, 1536)));   // 24 + 4 + 1 = 29
+    EXPECT_FALSE(space.valid(make(7, 64, 168, 1536)));  // 28 + 4 + 1 = 33
+    EXPECT_TRUE(space.valid(make(8, 48, 96, 1536)));   // 24 + 3 + 1 = 28
+    EXPECT_TRUE(space.valid(make(14, 32, 168, 1536)));  // 28 + 2 + 1 = 31
+    EXPECT_FALSE(space.valid(make(16, 32, 96, 1536)));  // 32 + 2 + 1 = 35
+    EXPECT_TRUE(space.valid(make(16, 16, 96, 1536)));   // 16 + 1 + 1 = 18
+  }
+}
+
+TEST(ValidityRule, BlocksAreMultiplesOfTheTile) {
+  const Space space = gemm_space(Workload::matmul(64, 64, 64), host());
+  const int v = vec();
+  EXPECT_FALSE(space.valid(make(5, v, 96, 1536))) << "mc=96 is not a multiple of mr=5";
+  EXPECT_TRUE(space.valid(make(5, v, 120, 1536)));
+  EXPECT_FALSE(space.valid(make(4, 3 * v, 96, 64))) << "nc=64 is not a multiple of nr=" << 3 * v;
+  EXPECT_TRUE(space.valid(make(4, 3 * v, 96, 3072)));
+}
+
+TEST(ValidityRule, TransposedBMustBePacked) {
+  const Config unpacked = make(6, 4 * vec(), 96, 1536, false);
+  EXPECT_TRUE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(unpacked));
+  EXPECT_FALSE(gemm_space(Workload::matmul(64, 64, 64, true), host()).valid(unpacked));
+}
+
+TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
+  const Space space = gemm_space(Workload::matmul(64, 64, 64, true), host());
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<uint64_t> pick(0, space.cardinality() - 1);
+  int valid = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Config c = space.at(pick(rng));
+    if (!space.valid(c)) continue;
+    ++valid;
+    const GemmConfig g = GemmConfig::from(c);
+    const int nv = g.nr / vec();
+    ASSERT_LE(g.mr * nv + nv + 1, host().vector_registers()) << c.text();
+    ASSERT_EQ(g.mc % g.mr, 0) << c.text();
+    ASSERT_EQ(g.nc % g.nr, 0) << c.text();
+    ASSERT_TRUE(g.pack_b) << c.text();
+  }
+  EXPECT_GT(valid, 100) << "the rule should leave a fair share of the space";
+}
+
+TEST(SpaceEnumerate, MatchesTheFixedKnobsAndIsComplete) {
+  const Workload w = Workload::matmul(127, 255, 129);
+  const Space space = gemm_space(w, host());
+  const std::string nr = std::to_string(4 * vec());
+  const std::string fixed = "mr=6 nr=" + nr + " kc=256 order=nkm split=m prefetch=0";
+  const std::vector<Config> all = space.enumerate(fixed, 1000000);
+  ASSERT_FALSE(all.empty());
+  std::set<std::vector<int>> distinct;
+  for (const Config& c : all) {
+    ASSERT_TRUE(space.valid(c)) << c.text();
+    EXPECT_EQ(c.get("mr"), 6);
+    EXPECT_EQ(c.get("nr"), 4 * vec());
+    EXPECT_EQ(c.get("kc"), 256);
+    EXPECT_EQ(c.get("order"), int(LoopOrder::nkm));
+    EXPECT_EQ(c.get("split"), int(Split::m));
+    EXPECT_EQ(c.get("prefetch"), 0);
+    distinct.insert(c.values());
+  }
+  EXPECT_EQ(distinct.size(), all.size()) << "enumerate returned duplicates";
+
+  // Count independently: every combination of the free knobs, through the validity rule.
+  const Config base = space.parse(with_knob(default_config(), "nr", nr));
+  std::vector<int> values = base.values();
+  size_t expected = 0;
+  std::function<void(size_t)> walk = [&](size_t i) {
+    if (i == values.size()) {
+      expected += space.valid(Config(space.knob_list(), values));
+      return;
+    }
+    const Knob& k = space.knobs()[i];
+    if (fixed.find(k.name + "=") != std::string::npos) return walk(i + 1);
+    for (int v : k.values) {
+      values[i] = v;
+      walk(i + 1);
+    }
+  };
+  walk(0);
+  EXPECT_EQ(all.size(), expected);
+}
+
+TEST(SpaceEnumerate, InvalidFixedCombinationGivesNothing) {
+  const std::string nr = std::to_string(4 * vec());
+  EXPECT_TRUE(gemm_space(Workload::matmul(8, 8, 8), host()).enumerate("mr=16 nr=" + nr + " kc=256 order=nkm", 1000000).empty());
+  EXPECT_TRUE(gemm_space(Workload::matmul(8, 8, 8, true), host()).enumerate("pack_b=0 mr=6 kc=256 order=nkm", 1000000).empty());
+}
+
+TEST(SpaceEnumerate, Errors) {
+  const Space space = gemm_space(Workload::matmul(8, 8, 8), host());
+  expect_invalid([&] { space.enumerate("tile=4", 10); }, {"unknown knob", "tile"}, "unknown knob");
+  expect_invalid([&] { space.enumerate("kc=100", 10); }, {"kc", "100"}, "value not in domain");
+  expect_invalid([&] { space.enumerate("mr=6", 10); }, {"more than 10"}, "over the limit");
+}
+
+TEST(SpaceSample, DistinctValidAndDeterministic) {
+  const Space space = gemm_space(Workload::matmul(33, 70, 129, true), host());
+  std::mt19937_64 rng1(5), rng2(5);
+  const auto first = space.sample_distinct(rng1, 300);
+  const auto second = space.sample_distinct(rng2, 300);
+  ASSERT_EQ(first.size(), 300u);
+  EXPECT_TRUE(first == second) << "same seed, different samples";
+  std::set<std::vector<int>> distinct;
+  for (const Config& c : first) {
+    EXPECT_TRUE(space.valid(c)) << c.text();
+    distinct.insert(c.values());
+  }
+  EXPECT_EQ(distinct.size(), first.size());
+}
+
+TEST(SpaceAt, CoversTheCardinality) {
+  const Space space = gemm_space(Workload::matmul(8, 8, 8), host());
+  uint64_t product = 1;
+  for (const Knob& k : space.knobs()) product *= k.values.size();
+  EXPECT_EQ(space.cardinality(), product);
+  const Config first = space.at(0), last = space.at(space.cardinality() - 1);
+  for (size_t i = 0; i < space.knobs().size(); ++i) {
+    EXPECT_EQ(first.value(i), space.knobs()[i].values.front());
+    EXPECT_EQ(last.value(i), space.knobs()[i].values.back());
+  }
+}
+
+// The shapes the default rule must handle: every small M (its special cases), large and
+// tall/wide shapes, transposed and far-apart rows of B, for several thread counts.
+std::vector<Workload> default_rule_workloads() {
+  std::vector<Workload> out;
+  for (int64_t m : {1, 2, 3, 4, 5, 7, 8, 9, 16, 100, 1000})
+    for (int64_t n : {1, 17, 64, 300})
+      for (bool trans_b : {false, true}) out.push_back(Workload::matmul(m, n, 33, trans_b));
+  Workload far = Workload::matmul(10, 20, 30);
+  far.ldb = 512;
+  out.push_back(far);
+  out.push_back(Workload::matmul(3, 2000, 50));
+  out.push_back(Workload::matmul(1000, 16, 64));
+  return out;
+}
+
+TEST(DefaultRule, GivesValidConfigs) {
+  for (const Workload& w : default_rule_workloads()) {
+    const Space space = gemm_space(w, host());
+    for (int threads : {1, 2, 8, 64}) {
+      Config c;
+      ASSERT_NO_THROW(c = default_gemm_config(w, host(), threads)) << w.text() << " threads=" << threads;
+      EXPECT_TRUE(space.valid(c)) << test::describe(w, &c) << " threads=" << threads;
+    }
+  }
+}
+
+TEST(DefaultRule, ConfigsCompileAndMatchTheReference) {
+  const auto all = default_rule_workloads();
+  // Every fourth shape plus the special ones: about 25 compiles.
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i % 4 != 0 && i + 3 < all.size()) continue;
+    Workload w = all[i];
+    w.bias = i % 3 == 0;
+    w.act = i % 2 ? ActivationKind::gelu : ActivationKind::relu;
+    const Config c = default_gemm_config(w, host(), 2);
+    SCOPED_TRACE(test::describe(w, &c));
+    const test::Problem p(w, 100 + i);
+    KernelPtr k;
+    ASSERT_NO_THROW(k = compile_gemm(w, c));
+    std::vector<float> got = p.c0;
+    run_gemm_serial(*k, p.a.data(), p.b.data(), p.bias_ptr(), got.data());
+    const std::string diff = test::compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
+    EXPECT_TRUE(diff.empty()) << diff;
+  }
+}
+
+}  // namespace
+}  // namespace livetune
