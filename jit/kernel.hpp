@@ -36,10 +36,6 @@ struct Kernel {
 
 using KernelPtr = std::shared_ptr<const Kernel>;
 
-}  // namespace livetune
-
-namespace livetune {
-
 // Runs the whole kernel on this thread with a scratch buffer of its own: for validation and
 // measurement, not for the hot path (it allocates).
 void run_gemm_serial(const Kernel& k, const float* a, const float* b, const float* bias, float* c);
