@@ -90,7 +90,7 @@ void GemmEmitter::emit_entry() {
 
 void GemmEmitter::emit_macro_kernel(llvm::Value* ic, llvm::Value* mb, llvm::Value* jc, llvm::Value* nb,
                                     llvm::Value* pc, llvm::Value* kb) {
-  const int m_edge = int(w_.m % c_.mr), n_edge = int(w_.n % c_.nr);
+  const int m_edge = int(w_.m % c_.mr);
   llvm::Value* first = b_.CreateICmpEQ(pc, i64(0));
   llvm::Value* last = b_.CreateICmpEQ(b_.CreateAdd(pc, kb), i64(w_.k));
   ir::emit_for(b_, i64(0), nb, c_.nr, [&](llvm::Value* jr) {
@@ -98,42 +98,28 @@ void GemmEmitter::emit_macro_kernel(llvm::Value* ic, llvm::Value* mb, llvm::Valu
     llvm::Value* b_tile = c_.pack_b ? f32_ptr(ops_.b_pack, b_.CreateMul(jr, kb))
                                     : f32_ptr(ops_.b, b_.CreateAdd(b_.CreateMul(pc, i64(w_.ldb)), col));
     llvm::Value* bias_tile = f32_ptr(ops_.bias, col);
-    llvm::Value* full_cols = b_.CreateICmpSLE(b_.CreateAdd(col, i64(c_.nr)), i64(w_.n));
+    llvm::Value* cols = ir::smin(b_, i64(c_.nr), b_.CreateSub(i64(w_.n), col));
     ir::emit_for(b_, i64(0), mb, c_.mr, [&](llvm::Value* ir_) {
       llvm::Value* row = b_.CreateAdd(ic, ir_);
       llvm::Value* a_tile = c_.pack_a ? f32_ptr(ops_.a_pack, b_.CreateMul(ir_, kb))
                                       : f32_ptr(ops_.a, b_.CreateAdd(b_.CreateMul(row, i64(w_.lda)), pc));
       llvm::Value* c_tile = f32_ptr(ops_.c, b_.CreateAdd(b_.CreateMul(row, i64(w_.ldc)), col));
-      std::vector<llvm::Value*> call_args{a_tile, b_tile, c_tile, bias_tile, kb, first, last};
-      // Edge tiles exist only at the ends of M and N, where the sizes are known constants.
-      auto call = [&](int rows, int cols) { b_.CreateCall(microkernel(rows, cols), call_args); };
-      auto by_cols = [&](int rows) {
-        if (n_edge == 0) return call(rows, c_.nr);
-        llvm::Function* f = b_.GetInsertBlock()->getParent();
-        auto* full = llvm::BasicBlock::Create(ctx_, "full_cols", f);
-        auto* edge = llvm::BasicBlock::Create(ctx_, "edge_cols", f);
-        auto* done = llvm::BasicBlock::Create(ctx_, "cols_done", f);
-        b_.CreateCondBr(full_cols, full, edge);
-        b_.SetInsertPoint(full);
-        call(rows, c_.nr);
-        b_.CreateBr(done);
-        b_.SetInsertPoint(edge);
-        call(rows, n_edge);
-        b_.CreateBr(done);
-        b_.SetInsertPoint(done);
-      };
-      if (m_edge == 0) return by_cols(c_.mr);
-      llvm::Value* full_rows = b_.CreateICmpSLE(b_.CreateAdd(row, i64(c_.mr)), i64(w_.m));
+      std::vector<llvm::Value*> args{a_tile, b_tile, c_tile, bias_tile, kb, first, last, cols};
+      if (m_edge == 0) {
+        b_.CreateCall(microkernel(c_.mr), args);
+        return;
+      }
+      // The last rows of M, if fewer than mr, need a tile of their own height.
       llvm::Function* f = b_.GetInsertBlock()->getParent();
       auto* full = llvm::BasicBlock::Create(ctx_, "full_rows", f);
       auto* edge = llvm::BasicBlock::Create(ctx_, "edge_rows", f);
       auto* done = llvm::BasicBlock::Create(ctx_, "rows_done", f);
-      b_.CreateCondBr(full_rows, full, edge);
+      b_.CreateCondBr(b_.CreateICmpSLE(b_.CreateAdd(row, i64(c_.mr)), i64(w_.m)), full, edge);
       b_.SetInsertPoint(full);
-      by_cols(c_.mr);
+      b_.CreateCall(microkernel(c_.mr), args);
       b_.CreateBr(done);
       b_.SetInsertPoint(edge);
-      by_cols(m_edge);
+      b_.CreateCall(microkernel(m_edge), args);
       b_.CreateBr(done);
       b_.SetInsertPoint(done);
     }, "tile_m");

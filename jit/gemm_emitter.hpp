@@ -8,7 +8,6 @@
 #include <map>
 #include <string>
 #include <memory>
-#include <utility>
 #include <vector>
 
 #include "jit/gemm_config.hpp"
@@ -32,13 +31,16 @@ class GemmEmitter {
   // gemm_pack.cpp
   llvm::Function* pack_a_function();
   llvm::Function* pack_b_function();
-  // gemm_microkernel.cpp: a rows × (nv vectors) tile; `cols` < nr only at the N edge.
-  llvm::Function* microkernel(int rows, int cols);
-  void emit_k_loop(llvm::Value* a, llvm::Value* b, llvm::Value* kb, int rows, int nv, int cols,
+  // gemm_microkernel.cpp: a tile of `rows` × nr; columns past the tile's `cols` (a runtime
+  // argument, < nr only at the N edge) are masked off, so one function serves both.
+  llvm::Function* microkernel(int rows);
+  void emit_k_loop(llvm::Value* a, llvm::Value* b, llvm::Value* kb, int rows, const std::vector<llvm::Value*>& masks,
                    std::vector<llvm::Value*>& acc);
-  // gemm_epilogue.cpp: C update, bias and activation for one tile of accumulators.
-  void emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value* first, llvm::Value* last, int rows, int nv,
-                       int cols, std::vector<llvm::Value*>& acc);
+  // gemm_epilogue.cpp: C update for one tile of accumulators; bias and activation out of line
+  // (emitted once as a loop rather than unrolled into every tile: much faster compiles).
+  void emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value* first, llvm::Value* last, llvm::Value* cols,
+                       int rows, const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc);
+  llvm::Function* epilogue_function();
   llvm::Value* emit_activation(llvm::Value* x);
   llvm::Value* emit_tanh(llvm::Value* x);
 
@@ -67,7 +69,8 @@ class GemmEmitter {
   } ops_{};
   llvm::Function* pack_a_ = nullptr;
   llvm::Function* pack_b_ = nullptr;
-  std::map<std::pair<int, int>, llvm::Function*> microkernels_;
+  llvm::Function* epilogue_ = nullptr;
+  std::map<int, llvm::Function*> microkernels_;
 };
 
 }  // namespace livetune

@@ -3,66 +3,57 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "jit/gemm_emitter.hpp"
+#include "jit/ir_loops.hpp"
 
 namespace livetune {
 
 void GemmEmitter::emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value* first, llvm::Value* last,
-                                  int rows, int nv, int cols, std::vector<llvm::Value*>& acc) {
-  const int tail_lanes = cols - (nv - 1) * W_;
+                                  llvm::Value* cols, int rows, const std::vector<llvm::Value*>& masks,
+                                  std::vector<llvm::Value*>& acc) {
   const llvm::Align align(4);
   auto c_ptr = [&](int r, int v) { return f32_ptr(c, int64_t(r) * w_.ldc + int64_t(v) * W_); };
-  auto lanes = [&](int v) { return v == nv - 1 && tail_lanes < W_ ? lane_mask(tail_lanes) : lane_mask(W_); };
-  llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
 
-  // One straight-line update, no branches: x = acc + s·C with s = beta on the first K block
+  // One straight-line update, no branches: C = acc + s·C with s = beta on the first K block
   // and 1 after it. With beta = 0 the first block must not read C at all (it may hold NaN):
   // its load is masked off.
-  llvm::Value* scale = b_.CreateVectorSplat(unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, w_.beta), llvm::ConstantFP::get(f32_, 1.0)));
-  llvm::Value* read = w_.beta != 0.0f ? b_.getTrue() : b_.CreateNot(first);
-  llvm::Value* read_all = b_.CreateVectorSplat(unsigned(W_), read);
-  std::vector<llvm::Value*> x(acc.size());
+  llvm::Value* scale = b_.CreateVectorSplat(
+      unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, w_.beta), llvm::ConstantFP::get(f32_, 1.0)));
+  llvm::Value* read = b_.CreateVectorSplat(unsigned(W_), w_.beta != 0.0f ? b_.getTrue() : b_.CreateNot(first));
   for (int r = 0; r < rows; ++r)
-    for (int v = 0; v < nv; ++v) {
-      llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, b_.CreateAnd(lanes(v), read_all), zero);
-      x[size_t(r * nv + v)] = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv + v)]});
+    for (int v = 0; v < nv_; ++v) {
+      llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, b_.CreateAnd(masks[size_t(v)], read),
+                                             llvm::ConstantAggregateZero::get(vec_));
+      llvm::Value* x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv_ + v)]});
+      b_.CreateMaskedStore(x, c_ptr(r, v), align, masks[size_t(v)]);
     }
+  if (w_.bias || w_.act != ActivationKind::none)
+    ir::emit_if(b_, last, [&] { b_.CreateCall(epilogue_function(), {c, bias, i64(rows), cols}); }, "last");
+}
 
-  if (w_.bias || w_.act != ActivationKind::none) {
-    llvm::Function* f = b_.GetInsertBlock()->getParent();
-    auto* before = b_.GetInsertBlock();
-    auto* epi_bb = llvm::BasicBlock::Create(ctx_, "epilogue", f);
-    auto* store_bb = llvm::BasicBlock::Create(ctx_, "store", f);
-    b_.CreateCondBr(last, epi_bb, store_bb);
-    b_.SetInsertPoint(epi_bb);
-    std::vector<llvm::Value*> bias_v(static_cast<size_t>(nv));
-    if (w_.bias)
-      for (int v = 0; v < nv; ++v) bias_v[v] = b_.CreateMaskedLoad(vec_, f32_ptr(bias, int64_t(v) * W_), align, lanes(v), zero);
-    std::vector<llvm::Value*> y(x.size());
-    for (int r = 0; r < rows; ++r)
-      for (int v = 0; v < nv; ++v) {
-        llvm::Value* e = x[size_t(r * nv + v)];
-        if (w_.bias) e = b_.CreateFAdd(e, bias_v[v]);
-        y[size_t(r * nv + v)] = emit_activation(e);
-      }
-    auto* epi_end = b_.GetInsertBlock();
-    b_.CreateBr(store_bb);
-    b_.SetInsertPoint(store_bb);
-    for (size_t i = 0; i < x.size(); ++i) {
-      auto* phi = b_.CreatePHI(vec_, 2);
-      phi->addIncoming(x[i], before);
-      phi->addIncoming(y[i], epi_end);
-      x[i] = phi;
-    }
-  }
-
-  for (int r = 0; r < rows; ++r)
-    for (int v = 0; v < nv; ++v) {
-      llvm::Value* val = x[size_t(r * nv + v)];
-      if (v == nv - 1 && tail_lanes < W_)
-        b_.CreateMaskedStore(val, c_ptr(r, v), align, lane_mask(tail_lanes));
-      else
-        b_.CreateAlignedStore(val, c_ptr(r, v), align);
-    }
+llvm::Function* GemmEmitter::epilogue_function() {
+  if (epilogue_) return epilogue_;
+  // (c, bias, rows, cols): C = act(C + bias) over a tile, in place, while it is still in L1.
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  epilogue_ = new_function("epilogue", type, true);
+  auto saved = b_.saveIP();
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", epilogue_));
+  auto arg = epilogue_->arg_begin();
+  llvm::Value *c = arg++, *bias = arg++, *rows = arg++, *cols = arg++;
+  const llvm::Align align(4);
+  llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
+  ir::emit_for(b_, i64(0), cols, W_, [&](llvm::Value* j) {
+    llvm::Value* mask = lane_mask(b_.CreateSub(cols, j));
+    llvm::Value* bias_v = w_.bias ? b_.CreateMaskedLoad(vec_, f32_ptr(bias, j), align, mask, zero) : nullptr;
+    ir::emit_for(b_, i64(0), rows, 1, [&](llvm::Value* r) {
+      llvm::Value* ptr = f32_ptr(c, b_.CreateAdd(b_.CreateMul(r, i64(w_.ldc)), j));
+      llvm::Value* x = b_.CreateMaskedLoad(vec_, ptr, align, mask, zero);
+      if (bias_v) x = b_.CreateFAdd(x, bias_v);
+      b_.CreateMaskedStore(emit_activation(x), ptr, align, mask);
+    }, "epi.r");
+  }, "epi.j");
+  b_.CreateRetVoid();
+  b_.restoreIP(saved);
+  return epilogue_;
 }
 
 llvm::Value* GemmEmitter::emit_activation(llvm::Value* x) {

@@ -9,40 +9,42 @@
 
 namespace livetune {
 
-llvm::Function* GemmEmitter::microkernel(int rows, int cols) {
-  auto key = std::make_pair(rows, cols);
-  if (auto it = microkernels_.find(key); it != microkernels_.end()) return it->second;
+llvm::Function* GemmEmitter::microkernel(int rows) {
+  if (auto it = microkernels_.find(rows); it != microkernels_.end()) return it->second;
 
-  // (a, b, c, bias, kb, first, last)
-  auto* type = llvm::FunctionType::get(b_.getVoidTy(),
-                                       {ptr_, ptr_, ptr_, ptr_, b_.getInt64Ty(), b_.getInt1Ty(), b_.getInt1Ty()},
-                                       false);
-  std::string name = "tile_" + std::to_string(rows) + "x" + std::to_string(cols);
+  // (a, b, c, bias, kb, first, last, cols)
+  auto* type = llvm::FunctionType::get(
+      b_.getVoidTy(), {ptr_, ptr_, ptr_, ptr_, b_.getInt64Ty(), b_.getInt1Ty(), b_.getInt1Ty(), b_.getInt64Ty()},
+      false);
+  const std::string name = "tile_" + std::to_string(rows) + "x" + std::to_string(c_.nr);
   llvm::Function* f = new_function(name.c_str(), type, true);
-  microkernels_[key] = f;
+  microkernels_[rows] = f;
 
   auto saved = b_.saveIP();
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
   auto arg = f->arg_begin();
   llvm::Value *a = arg++, *b = arg++, *c = arg++, *bias = arg++, *kb = arg++, *first = arg++, *last = arg++;
+  llvm::Value* cols = arg++;
 
-  const int nv = (cols + W_ - 1) / W_;
-  std::vector<llvm::Value*> acc(size_t(rows * nv), llvm::ConstantAggregateZero::get(vec_));
-  emit_k_loop(a, b, kb, rows, nv, cols, acc);
-  emit_store_tile(c, bias, first, last, rows, nv, cols, acc);
+  std::vector<llvm::Value*> masks;  // valid lanes of each vector of the tile's width
+  for (int v = 0; v < nv_; ++v) masks.push_back(lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_))));
+  std::vector<llvm::Value*> acc(size_t(rows * nv_), llvm::ConstantAggregateZero::get(vec_));
+  emit_k_loop(a, b, kb, rows, masks, acc);
+  emit_store_tile(c, bias, first, last, cols, rows, masks, acc);
   b_.CreateRetVoid();
   b_.restoreIP(saved);
   return f;
 }
 
-void GemmEmitter::emit_k_loop(llvm::Value* a, llvm::Value* b, llvm::Value* kb, int rows, int nv, int cols,
-                              std::vector<llvm::Value*>& acc) {
+void GemmEmitter::emit_k_loop(llvm::Value* a, llvm::Value* b, llvm::Value* kb, int rows,
+                              const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc) {
   // Packed A: a(i, p) at a[p·mr + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
-  // zero-padded to full vectors; unpacked: b[p·ldb], masked at the N edge.
+  // zero-padded to full vectors; unpacked: b[p·ldb], masked (the masks are all-ones but at the
+  // N edge, and cost nothing on AVX-512).
   const int64_t a_row = c_.pack_a ? 1 : w_.lda;
   const int64_t a_k = c_.pack_a ? c_.mr : 1;
   const int64_t b_k = c_.pack_b ? c_.nr : w_.ldb;
-  const int tail_lanes = cols - (nv - 1) * W_;
+  const int nv = nv_;
   const llvm::Align b_align(c_.pack_b ? size_t(W_) * 4 : 4);
 
   auto step = [&](llvm::Value* p, std::vector<llvm::Value*>& cur) {
@@ -56,8 +58,8 @@ void GemmEmitter::emit_k_loop(llvm::Value* a, llvm::Value* b, llvm::Value* kb, i
     std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
     for (int v = 0; v < nv; ++v) {
       llvm::Value* ptr = f32_ptr(brow, int64_t(v) * W_);
-      if (!c_.pack_b && v == nv - 1 && tail_lanes < W_)
-        bv[v] = b_.CreateMaskedLoad(vec_, ptr, b_align, lane_mask(tail_lanes), llvm::ConstantAggregateZero::get(vec_));
+      if (!c_.pack_b)
+        bv[v] = b_.CreateMaskedLoad(vec_, ptr, b_align, masks[size_t(v)], llvm::ConstantAggregateZero::get(vec_));
       else
         bv[v] = b_.CreateAlignedLoad(vec_, ptr, b_align);
     }

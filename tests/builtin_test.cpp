@@ -8,25 +8,15 @@
 
 #include "runtime/builtin_gemm.hpp"
 #include "test_util.hpp"
+#include "workloads.hpp"
 
 namespace livetune {
 namespace {
 
-struct Shape {
-  const char* label;
-  Workload w;
-};
-void PrintTo(const Shape& s, std::ostream* os) { *os << s.w.text(); }
-
-Workload mm(int64_t m, int64_t n, int64_t k, bool trans_b = false) { return Workload::matmul(m, n, k, trans_b); }
-Workload padded(Workload w) {
-  w.lda += 3, w.ldb += 5, w.ldc += 7;
-  return w;
-}
-Workload epi(Workload w, bool bias, ActivationKind act, float beta = 0.0f) {
-  w.bias = bias, w.act = act, w.beta = beta;
-  return w;
-}
+using test::epi;
+using test::mm;
+using test::padded;
+using test::Shape;
 
 std::vector<Shape> shapes() {
   using A = ActivationKind;

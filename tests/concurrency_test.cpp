@@ -19,38 +19,19 @@
 #include "jit/kernel.hpp"
 #include "jit/target.hpp"
 #include "livetune/livetune.hpp"
+#include "runtime_call.hpp"
 #include "test_util.hpp"
+#include "workloads.hpp"
 
 namespace livetune {
 namespace {
 
 constexpr int kThreads = 4;
 
-Workload mm(int64_t m, int64_t n, int64_t k, bool trans_b = false) { return Workload::matmul(m, n, k, trans_b); }
-Workload epi(Workload w, bool bias, ActivationKind act, float beta = 0.0f) {
-  w.bias = bias, w.act = act, w.beta = beta;
-  return w;
-}
-Workload padded(Workload w) {
-  w.lda += 3, w.ldb += 5, w.ldc += 7;
-  return w;
-}
-
-Activation to_api(ActivationKind a) {
-  return a == ActivationKind::relu ? Activation::relu : a == ActivationKind::gelu ? Activation::gelu : Activation::none;
-}
-
-void call(Runtime& rt, const test::Problem& p, std::vector<float>& c) {
-  const Workload& w = p.w;
-  const TensorView bias = TensorView::vector(p.bias.data(), w.n);
-  MatmulOptions opts;
-  opts.trans_b = w.trans_b;
-  opts.bias = w.bias ? &bias : nullptr;
-  opts.activation = to_api(w.act);
-  opts.beta = w.beta;
-  rt.matmul(TensorView::matrix(p.a.data(), w.m, w.k, w.lda), TensorView::matrix(p.b.data(), w.b_rows(), w.b_cols(), w.ldb),
-            TensorView::matrix(c.data(), w.m, w.n, w.ldc), opts);
-}
+using test::call;
+using test::epi;
+using test::mm;
+using test::padded;
 
 // Failures from worker threads, reported by the main thread.
 struct Failures {

@@ -19,6 +19,7 @@
 #include "jit/kernel.hpp"
 #include "jit/target.hpp"
 #include "test_util.hpp"
+#include "workloads.hpp"
 
 namespace livetune {
 namespace {
@@ -32,28 +33,10 @@ using test::Problem;
 constexpr size_t kConfigsPerShape = 16;
 constexpr uint64_t kSeed = 20240601;
 
-struct Shape {
-  const char* label;
-  Workload w;
-};
-
-void PrintTo(const Shape& s, std::ostream* os) { *os << s.w.text(); }
-
-Workload mm(int64_t m, int64_t n, int64_t k, bool trans_b = false) { return Workload::matmul(m, n, k, trans_b); }
-
-Workload padded(Workload w, int64_t da = 3, int64_t db = 5, int64_t dc = 7) {
-  w.lda += da;
-  w.ldb += db;
-  w.ldc += dc;
-  return w;
-}
-
-Workload epi(Workload w, bool bias, ActivationKind act, float beta = 0.0f) {
-  w.bias = bias;
-  w.act = act;
-  w.beta = beta;
-  return w;
-}
+using test::epi;
+using test::mm;
+using test::padded;
+using test::Shape;
 
 constexpr auto kNone = ActivationKind::none;
 constexpr auto kRelu = ActivationKind::relu;
