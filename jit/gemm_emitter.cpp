@@ -10,7 +10,6 @@ GemmEmitter::GemmEmitter(llvm::LLVMContext& ctx, const Workload& w, const GemmCo
       entry_name_(std::move(entry_name)),
       w_(w),
       c_(c),
-      t_(t),
       W_(t.vector_floats()),
       nv_(c.nr / t.vector_floats()),
       m_(std::make_unique<llvm::Module>("livetune_gemm", ctx)),
@@ -38,12 +37,6 @@ llvm::Function* GemmEmitter::new_function(const char* name, llvm::FunctionType* 
   for (auto& arg : f->args())
     if (arg.getType()->isPointerTy()) arg.addAttr(llvm::Attribute::NoAlias);
   return f;
-}
-
-llvm::Value* GemmEmitter::lane_mask(int valid_lanes) {
-  std::vector<llvm::Constant*> bits;
-  for (int i = 0; i < W_; ++i) bits.push_back(b_.getInt1(i < valid_lanes));
-  return llvm::ConstantVector::get(bits);
 }
 
 llvm::Value* GemmEmitter::lane_mask(llvm::Value* valid_lanes) {

@@ -45,8 +45,7 @@ class GemmEmitter {
   llvm::Value* emit_tanh(llvm::Value* x);
 
   llvm::Function* new_function(const char* name, llvm::FunctionType* type, bool internal);
-  llvm::Value* lane_mask(int valid_lanes);       // constant <W x i1>: lanes below valid_lanes
-  llvm::Value* lane_mask(llvm::Value* valid_lanes);  // runtime form of the same
+  llvm::Value* lane_mask(llvm::Value* valid_lanes);  // <W x i1>: the lanes below valid_lanes
   llvm::Value* f32_ptr(llvm::Value* base, llvm::Value* index);
   llvm::Value* f32_ptr(llvm::Value* base, int64_t index);
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
@@ -56,7 +55,6 @@ class GemmEmitter {
   std::string entry_name_;
   Workload w_;
   GemmConfig c_;
-  const Target& t_;
   int W_;   // floats per vector
   int nv_;  // vectors per tile row
   std::unique_ptr<llvm::Module> m_;

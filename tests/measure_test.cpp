@@ -140,18 +140,5 @@ TEST(CpuWallRatio, CountsOtherThreadsOfTheProcess) {
   EXPECT_GT(ratio, 0.3);
 }
 
-TEST(CpuWallRatio, TwoBusyThreadsExceedOne) {
-  auto two = [] {
-    std::thread helper([] { spin(20); });
-    spin(20);
-    helper.join();
-  };
-  // Other loads on this shared 2-CPU machine can leave us one CPU for a while: a few tries.
-  double best = 0.0;
-  for (int attempt = 0; attempt < 5 && best <= 1.25; ++attempt) best = std::max(best, cpu_wall_ratio(two, 0.1));
-  if (best <= 1.25 && others_busy_cpus(0.2) > 0.3) GTEST_SKIP() << "another load holds a CPU; best ratio " << best;
-  EXPECT_GT(best, 1.25);
-}
-
 }  // namespace
 }  // namespace livetune

@@ -38,15 +38,4 @@ int64_t Args::get_int(const std::string& name, int64_t fallback) const {
   throw std::invalid_argument("--" + name + ": expected an integer, got '" + get(name) + "'");
 }
 
-double Args::get_double(const std::string& name, double fallback) const {
-  if (!has(name)) return fallback;
-  try {
-    size_t used = 0;
-    double v = std::stod(get(name), &used);
-    if (used == get(name).size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument("--" + name + ": expected a number, got '" + get(name) + "'");
-}
-
 }  // namespace livetune::cli

@@ -16,7 +16,6 @@ class Args {
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   std::string get(const std::string& name, const std::string& fallback = "") const;
   int64_t get_int(const std::string& name, int64_t fallback) const;
-  double get_double(const std::string& name, double fallback) const;
 
  private:
   std::map<std::string, std::string> values_;
