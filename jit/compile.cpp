@@ -15,6 +15,13 @@
 
 namespace livetune {
 
+void prepare_compile_thread() {
+  // A throw-away kernel: the first compile in a process also pays for LLVM's lazy set-up.
+  GemmConfig g;
+  g.mr = 1, g.nr = Target::host().vector_floats(), g.mc = 16, g.nc = 64;
+  compile_gemm(Workload::matmul(1, 16, 1), g.to_config(Target::host()));
+}
+
 KernelPtr compile_gemm(const Workload& w, const Config& c) {
   const auto start = std::chrono::steady_clock::now();
   const Target& target = Target::host();

@@ -9,4 +9,8 @@ namespace livetune {
 
 KernelPtr compile_gemm(const Workload& w, const Config& c);
 
+// Starts LLVM, the process-wide JIT and this thread's compiler now, by compiling a tiny
+// kernel (tens of milliseconds), so that the first real kernel does not pay for them.
+void prepare_compile_thread();
+
 }  // namespace livetune

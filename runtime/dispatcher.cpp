@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "jit/compile.hpp"
 #include "jit/log.hpp"
 #include "jit/target.hpp"
 #include "policy/default_rule.hpp"
@@ -35,7 +36,16 @@ const char* phase_name(int p) {
 Dispatcher::Dispatcher(int threads, int compile_threads)
     : id_(next_dispatcher_id.fetch_add(1)),
       executor_(threads),
-      compiles_(compile_threads) {}
+      compiles_(compile_threads) {
+  // The first workload's kernel should not wait for LLVM's own start-up.
+  compiles_.post([] {
+    try {
+      prepare_compile_thread();
+    } catch (const std::exception& e) {
+      log(LogLevel::error, std::string("the JIT is unavailable: ") + e.what());
+    }
+  });
+}
 
 // The compile queue, destroyed first, finishes its jobs. Entries of a destroyed dispatcher
 // stay in other threads' caches but never match again: ids are not reused.
