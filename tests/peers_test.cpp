@@ -14,6 +14,7 @@
 #include "jit/reference.hpp"
 #include "jit/workload.hpp"
 #include "tools/peers/peer.hpp"
+#include "workloads.hpp"
 
 namespace livetune {
 namespace {
@@ -26,40 +27,28 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.w.text() << " threads=" << c.threads; }
 
-Workload make(int64_t m, int64_t n, int64_t k, bool trans_b = false) { return Workload::matmul(m, n, k, trans_b); }
-
-Workload padded(Workload w) {
-  w.lda += 3;
-  w.ldb += 5;
-  w.ldc += 7;
-  return w;
-}
-
-Workload with(Workload w, bool bias, ActivationKind act, float beta = 0.0f) {
-  w.bias = bias;
-  w.act = act;
-  w.beta = beta;
-  return w;
-}
+using test::epi;
+using test::mm;
+using test::padded;
 
 std::vector<Case> cases() {
   return {
-      {"odd", make(127, 255, 129)},
-      {"m1", make(1, 1000, 777)},
-      {"m1_trans_b", make(1, 300, 515, true)},
-      {"trans_b", make(64, 64, 64, true)},
-      {"odd_trans_b", make(127, 255, 129, true)},
-      {"padded", padded(make(127, 255, 129))},
-      {"padded_trans_b", padded(make(45, 77, 300, true))},
-      {"bias", with(make(33, 70, 129), true, ActivationKind::none)},
-      {"bias_relu", with(make(33, 70, 129), true, ActivationKind::relu)},
-      {"bias_gelu", with(make(127, 255, 129), true, ActivationKind::gelu)},
-      {"gelu_no_bias", with(make(16, 48, 32), false, ActivationKind::gelu)},
-      {"beta_half", with(make(127, 255, 129), false, ActivationKind::none, 0.5f)},
-      {"beta_one", with(make(40, 50, 60), false, ActivationKind::none, 1.0f)},
-      {"beta_bias_gelu_padded_trans_b", with(padded(make(127, 255, 129, true)), true, ActivationKind::gelu, 0.5f)},
-      {"threads2", with(make(256, 256, 256), true, ActivationKind::relu, 0.5f), 2},
-      {"threads2_trans_b", make(200, 300, 100, true), 2},
+      {"odd", mm(127, 255, 129)},
+      {"m1", mm(1, 1000, 777)},
+      {"m1_trans_b", mm(1, 300, 515, true)},
+      {"trans_b", mm(64, 64, 64, true)},
+      {"odd_trans_b", mm(127, 255, 129, true)},
+      {"padded", padded(mm(127, 255, 129))},
+      {"padded_trans_b", padded(mm(45, 77, 300, true))},
+      {"bias", epi(mm(33, 70, 129), true, ActivationKind::none)},
+      {"bias_relu", epi(mm(33, 70, 129), true, ActivationKind::relu)},
+      {"bias_gelu", epi(mm(127, 255, 129), true, ActivationKind::gelu)},
+      {"gelu_no_bias", epi(mm(16, 48, 32), false, ActivationKind::gelu)},
+      {"beta_half", epi(mm(127, 255, 129), false, ActivationKind::none, 0.5f)},
+      {"beta_one", epi(mm(40, 50, 60), false, ActivationKind::none, 1.0f)},
+      {"beta_bias_gelu_padded_trans_b", epi(padded(mm(127, 255, 129, true)), true, ActivationKind::gelu, 0.5f)},
+      {"threads2", epi(mm(256, 256, 256), true, ActivationKind::relu, 0.5f), 2},
+      {"threads2_trans_b", mm(200, 300, 100, true), 2},
   };
 }
 
