@@ -1,17 +1,11 @@
 #include "jit/compile.hpp"
 
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/raw_ostream.h>
-
-#include <atomic>
 #include <chrono>
 #include <stdexcept>
 
-#include "jit/dump.hpp"
 #include "jit/gemm_config.hpp"
-#include "jit/gemm_emitter.hpp"
-#include "jit/orc_engine.hpp"
+#include "jit/gemm_pieces.hpp"
+#include "jit/piece_cache.hpp"
 
 namespace livetune {
 
@@ -29,36 +23,36 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
     throw std::invalid_argument("config '" + c.text() + "' is not valid for '" + w.text() + "'");
   const GemmConfig g = GemmConfig::from(c);
 
-  static std::atomic<uint64_t> counter{0};
-  const std::string name = "livetune_gemm_" + std::to_string(counter.fetch_add(1));
-
-  llvm::LLVMContext ctx;
-  auto module = GemmEmitter(ctx, w, g, target, name).emit();
-  std::string problems;
-  llvm::raw_string_ostream problems_os(problems);
-  if (llvm::verifyModule(*module, &problems_os))
-    throw std::runtime_error("generated IR is invalid for '" + w.text() + "' / '" + c.text() + "': " + problems);
-
-  llvm::TargetMachine& tm = thread_target_machine();
-  optimize_module(*module, tm);
-  const DumpRequest& dump = dump_request();
-  const std::string header = w.text() + "\n" + c.text() + "\n";
-  if (dump.ir) {
-    std::string ir;
-    llvm::raw_string_ostream os(ir);
-    module->print(os, nullptr);
-    dump_text(name, ".ll", header, ir);
+  std::vector<PieceRequest> requests;
+  const TileSpec tile = tile_spec(w, g);
+  requests.push_back({tile.key(), [tile](GemmEmitter& e, const std::string& n) { e.emit_tile(tile, n); }});
+  if (g.pack_a) {
+    const PackASpec s = pack_a_spec(w, g);
+    requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_pack_a(s, n); }});
   }
-  if (dump.assembly) dump_text(name, ".s", header, emit_assembly(*module, tm));
+  if (g.pack_b) {
+    const PackBSpec s = pack_b_spec(w, g);
+    requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_pack_b(s, n); }});
+  }
+  if (w.bias || w.act != ActivationKind::none) {
+    const EpilogueSpec s = epilogue_spec(w);
+    requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_epilogue(s, n); }});
+  }
+  ObtainedPieces got = obtain_pieces(requests, w.text() + "\n" + c.text() + "\n");
 
-  LinkedCode linked = link_object(emit_object(*module, tm), name);
   auto kernel = std::make_shared<Kernel>();
   kernel->workload = w;
   kernel->config = c;
-  kernel->entry = reinterpret_cast<GemmEntry>(linked.entry);
+  kernel->gemm = g;
+  size_t i = 0;
+  kernel->tile = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
+  if (g.pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
+  if (g.pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
+  if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);
+  kernel->pieces = std::move(got.pieces);
+  kernel->pieces_compiled = got.compiled;
   kernel->tiles = gemm_tiles(w, g);
   kernel->workspace_floats = gemm_workspace_floats(w, g);
-  kernel->code = std::move(linked.code);
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return kernel;
 }

@@ -64,6 +64,8 @@ Space gemm_space(const Workload& w, const Target& t) {
     const int nv = g.nr / vec;
     // Accumulators, one row of B and the broadcast A value must all live in registers.
     if (g.mr * nv + nv + 1 > regs) return false;
+    // The tile at the M edge moves up to end at the last row: it needs mr rows to exist.
+    if (g.mr > w.m) return false;
     if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
     // Unpacked B would be read with a stride of ldb across a row of the tile: always pack it.
     if (w.trans_b && !g.pack_b) return false;

@@ -32,7 +32,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 1;
+inline constexpr int kGemmTemplateVersion = 2;
 
 Space gemm_space(const Workload& w, const Target& t);
 

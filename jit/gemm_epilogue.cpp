@@ -1,5 +1,6 @@
-// Writing a tile: the first K block sets C (plus beta·C), later blocks add to it, and the last
-// one applies bias and activation to the complete sum.
+// Writing a tile: the first K block sets C (plus beta·C), later blocks add to it. Bias and
+// activation are a piece of their own, run by the driver on the finished tile while it is
+// still in L1 (one loop rather than unrolled into every tile: much faster compiles).
 #include <llvm/IR/Intrinsics.h>
 
 #include "jit/gemm_emitter.hpp"
@@ -7,57 +8,51 @@
 
 namespace livetune {
 
-void GemmEmitter::emit_store_tile(llvm::Value* c, llvm::Value* bias, llvm::Value* first, llvm::Value* last,
-                                  llvm::Value* cols, int rows, const std::vector<llvm::Value*>& masks,
-                                  std::vector<llvm::Value*>& acc) {
+void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, llvm::Value* skip,
+                                  const std::vector<llvm::Value*>& masks, const std::vector<llvm::Value*>& acc) {
   const llvm::Align align(4);
-  auto c_ptr = [&](int r, int v) { return f32_ptr(c, int64_t(r) * w_.ldc + int64_t(v) * W_); };
+  const int nv = s.nr / W_;
+  auto c_ptr = [&](int r, int v) { return f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_); };
 
-  // One straight-line update, no branches: C = acc + s·C with s = beta on the first K block
+  // One straight-line update, no branches: C = acc + f·C with f = beta on the first K block
   // and 1 after it. With beta = 0 the first block must not read C at all (it may hold NaN):
-  // its load is masked off.
+  // its load is masked off. Skipped rows belong to the tile above: neither read nor written.
   llvm::Value* scale = b_.CreateVectorSplat(
-      unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, w_.beta), llvm::ConstantFP::get(f32_, 1.0)));
-  llvm::Value* read = b_.CreateVectorSplat(unsigned(W_), w_.beta != 0.0f ? b_.getTrue() : b_.CreateNot(first));
-  for (int r = 0; r < rows; ++r)
-    for (int v = 0; v < nv_; ++v) {
-      llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, b_.CreateAnd(masks[size_t(v)], read),
+      unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, s.beta), llvm::ConstantFP::get(f32_, 1.0)));
+  llvm::Value* read = b_.CreateVectorSplat(unsigned(W_), s.beta != 0.0f ? b_.getTrue() : b_.CreateNot(first));
+  for (int r = 0; r < s.rows; ++r) {
+    llvm::Value* row_ok = b_.CreateVectorSplat(unsigned(W_), b_.CreateICmpSLE(skip, i64(r)));
+    for (int v = 0; v < nv; ++v) {
+      llvm::Value* store = b_.CreateAnd(masks[size_t(v)], row_ok);
+      llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, b_.CreateAnd(store, read),
                                              llvm::ConstantAggregateZero::get(vec_));
-      llvm::Value* x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv_ + v)]});
-      b_.CreateMaskedStore(x, c_ptr(r, v), align, masks[size_t(v)]);
+      llvm::Value* x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv + v)]});
+      b_.CreateMaskedStore(x, c_ptr(r, v), align, store);
     }
-  if (w_.bias || w_.act != ActivationKind::none)
-    ir::emit_if(b_, last, [&] { b_.CreateCall(epilogue_function(), {c, bias, i64(rows), cols}); }, "last");
+  }
 }
 
-llvm::Function* GemmEmitter::epilogue_function() {
-  if (epilogue_) return epilogue_;
-  // (c, bias, rows, cols): C = act(C + bias) over a tile, in place, while it is still in L1.
-  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false);
-  epilogue_ = new_function("epilogue", type, true);
-  auto saved = b_.saveIP();
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", epilogue_));
-  auto arg = epilogue_->arg_begin();
+void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) {
+  llvm::Function* f = begin_function(name, {ptr_, ptr_, i64_, i64_});
+  auto arg = f->arg_begin();
   llvm::Value *c = arg++, *bias = arg++, *rows = arg++, *cols = arg++;
   const llvm::Align align(4);
   llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
   ir::emit_for(b_, i64(0), cols, W_, [&](llvm::Value* j) {
     llvm::Value* mask = lane_mask(b_.CreateSub(cols, j));
-    llvm::Value* bias_v = w_.bias ? b_.CreateMaskedLoad(vec_, f32_ptr(bias, j), align, mask, zero) : nullptr;
+    llvm::Value* bias_v = s.bias ? b_.CreateMaskedLoad(vec_, f32_ptr(bias, j), align, mask, zero) : nullptr;
     ir::emit_for(b_, i64(0), rows, 1, [&](llvm::Value* r) {
-      llvm::Value* ptr = f32_ptr(c, b_.CreateAdd(b_.CreateMul(r, i64(w_.ldc)), j));
+      llvm::Value* ptr = f32_ptr(c, b_.CreateAdd(b_.CreateMul(r, i64(s.ldc)), j));
       llvm::Value* x = b_.CreateMaskedLoad(vec_, ptr, align, mask, zero);
       if (bias_v) x = b_.CreateFAdd(x, bias_v);
-      b_.CreateMaskedStore(emit_activation(x), ptr, align, mask);
+      b_.CreateMaskedStore(emit_activation(s.act, x), ptr, align, mask);
     }, "epi.r");
   }, "epi.j");
   b_.CreateRetVoid();
-  b_.restoreIP(saved);
-  return epilogue_;
 }
 
-llvm::Value* GemmEmitter::emit_activation(llvm::Value* x) {
-  switch (w_.act) {
+llvm::Value* GemmEmitter::emit_activation(ActivationKind act, llvm::Value* x) {
+  switch (act) {
     case ActivationKind::none: return x;
     case ActivationKind::relu: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, splat(0.0f));
     case ActivationKind::gelu: {

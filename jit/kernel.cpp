@@ -9,7 +9,7 @@ void run_gemm_serial(const Kernel& k, const float* a, const float* b, const floa
   const size_t bytes = (size_t(k.workspace_floats) * sizeof(float) + 63) / 64 * 64 + 64;
   std::unique_ptr<float, decltype(&std::free)> ws(static_cast<float*>(std::aligned_alloc(64, bytes)), &std::free);
   GemmArgs args{a, b, c, bias, ws.get(), 0, k.tiles};
-  k.entry(&args);
+  k.run(args);
 }
 
 }  // namespace livetune

@@ -1,16 +1,19 @@
 #pragma once
-// One compiled variant: a raw entry point with the workload and config it was built for.
-// Its code stays mapped for as long as the Kernel object lives.
+// One compiled variant: the generated pieces it runs, with the workload and config it was
+// built for. Their code stays mapped for as long as the Kernel object lives.
 #include <cstdint>
 #include <memory>
+#include <vector>
 
+#include "jit/gemm_config.hpp"
+#include "jit/gemm_pieces.hpp"
 #include "jit/space.hpp"
 #include "jit/workload.hpp"
 
 namespace livetune {
 
-// The argument block of a generated GEMM. Sizes are baked into the code; the kernel computes
-// tiles [begin, end) of the split dimension, so several threads may each take a range.
+// The arguments of one call. The kernel computes tiles [begin, end) of the split dimension,
+// so several threads may each take a range.
 struct GemmArgs {
   const float* a;
   const float* b;
@@ -20,18 +23,25 @@ struct GemmArgs {
   int64_t begin;
   int64_t end;
 };
-using GemmEntry = void (*)(const GemmArgs*);
 
-class CodeHandle;  // owned code in the JIT; freeing it unmaps the code
+struct Piece;  // piece_cache.hpp
 
 struct Kernel {
   Workload workload;
   Config config;
-  GemmEntry entry = nullptr;
+  GemmConfig gemm;
+  TileFn tile = nullptr;
+  PackAFn pack_a = nullptr;      // with config pack_a only
+  PackBFn pack_b = nullptr;      // with config pack_b only
+  EpilogueFn epilogue = nullptr;  // with a bias or an activation only
   int64_t tiles = 0;
   int64_t workspace_floats = 0;
-  double compile_ms = 0;  // IR generation to callable
-  std::shared_ptr<CodeHandle> code;
+  double compile_ms = 0;    // IR generation to callable, pieces found in the cache included
+  int pieces_compiled = 0;  // how many of its pieces this compile generated (the rest were shared)
+  std::vector<std::shared_ptr<const Piece>> pieces;
+
+  // The driver (gemm_driver.cpp): the cache-block loop nest around the pieces.
+  void run(const GemmArgs& args) const;
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;

@@ -97,15 +97,18 @@ std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm) {
   return std::string(text.begin(), text.end());
 }
 
-LinkedCode link_object(std::unique_ptr<llvm::MemoryBuffer> object, const std::string& symbol) {
+LinkedCode link_object(std::unique_ptr<llvm::MemoryBuffer> object, const std::vector<std::string>& symbols) {
   llvm::orc::LLJIT& jit = process_jit();
   auto tracker = jit.getMainJITDylib().createResourceTracker();
   if (auto err = jit.addObjectFile(tracker, std::move(object)))
     throw std::runtime_error("livetune: linking a kernel failed: " + error_text(std::move(err)));
-  auto handle = std::make_shared<CodeHandle>(tracker);
-  auto addr = jit.lookup(symbol);
-  if (!addr) throw std::runtime_error("livetune: kernel symbol not found: " + error_text(addr.takeError()));
-  return LinkedCode{addr->toPtr<void*>(), std::move(handle)};
+  LinkedCode linked{{}, std::make_shared<CodeHandle>(tracker)};
+  for (const std::string& symbol : symbols) {
+    auto addr = jit.lookup(symbol);
+    if (!addr) throw std::runtime_error("livetune: kernel symbol not found: " + error_text(addr.takeError()));
+    linked.entries.push_back(addr->toPtr<void*>());
+  }
+  return linked;
 }
 
 }  // namespace livetune

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace livetune {
 
@@ -26,7 +27,7 @@ class CodeHandle {
 };
 
 struct LinkedCode {
-  void* entry = nullptr;
+  std::vector<void*> entries;  // one per symbol asked for
   std::shared_ptr<CodeHandle> code;
 };
 
@@ -40,7 +41,7 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm);
 std::unique_ptr<llvm::MemoryBuffer> emit_object(llvm::Module& m, llvm::TargetMachine& tm);
 std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm);
 
-// Links an object into the process-wide JIT and resolves `symbol` once.
-LinkedCode link_object(std::unique_ptr<llvm::MemoryBuffer> object, const std::string& symbol);
+// Links an object into the process-wide JIT and resolves each of `symbols` once.
+LinkedCode link_object(std::unique_ptr<llvm::MemoryBuffer> object, const std::vector<std::string>& symbols);
 
 }  // namespace livetune

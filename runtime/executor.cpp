@@ -20,7 +20,7 @@ void Executor::run(const Kernel& k, const float* a, const float* b, const float*
   const int64_t parts = std::min<int64_t>({threads_, k.tiles, int64_t(k.workload.flops() / kMinFlopsPerThread) + 1});
   if (parts <= 1) {
     GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), 0, k.tiles};
-    k.entry(&args);
+    k.run(args);
     return;
   }
   arena_.execute([&] {
@@ -29,7 +29,7 @@ void Executor::run(const Kernel& k, const float* a, const float* b, const float*
         [&](int64_t part) {
           GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), k.tiles * part / parts,
                         k.tiles * (part + 1) / parts};
-          k.entry(&args);
+          k.run(args);
         },
         tbb::static_partitioner());
   });

@@ -3,7 +3,7 @@
 // variant for every candidate the sampler tries, so a per-kernel leak would grow without end.
 //
 // Calibration (Release, Zen5, LLVM 19, the small kernel below): one compile/run/drop cycle
-// takes about 15 ms; after a warm-up of 100 cycles (LLVM's one-time state, the JIT's first
+// takes about 5 ms; after a warm-up of 100 cycles (LLVM's one-time state, the JIT's first
 // slabs, malloc arenas) RSS grows by 0–0.1 MiB over the next 900 cycles, while a kernel that
 // is held costs about 10 KiB of RSS (its code and data pages plus the JIT's bookkeeping).
 // Leaking one 4 KiB code page per kernel would add 900 × 4 KiB ≈ 3.5 MiB, leaking whole
@@ -57,8 +57,9 @@ TEST(CodeMemory, CompileRunDropCyclesDoNotGrow) {
 #ifdef LIVETUNE_TEST_SANITIZED
   GTEST_SKIP() << "RSS is not meaningful under a sanitizer";
 #endif
-  // A small kernel: cheap to compile (about 15 ms), yet each one maps its own code and data
-  // pages, which is what a leak would keep.
+  // A small kernel: cheap to compile (about 5 ms), yet each one maps its own code and data
+  // pages, which is what a leak would keep. Each cycle drops the only kernel using its pieces,
+  // so the next one compiles them again.
   const Workload w = Workload::matmul(8, 32, 16);
   GemmConfig g;
   g.mr = 2, g.nr = Target::host().vector_floats(), g.mc = 96, g.nc = 1536, g.unroll = 1;
@@ -87,7 +88,13 @@ TEST(CodeMemory, CompileRunDropCyclesDoNotGrow) {
   // What a kernel costs while it is held: the yardstick of the bound.
   const int64_t before_held = resident_bytes();
   std::vector<KernelPtr> held;
-  for (int i = 0; i < kHeld; ++i) held.push_back(compile_gemm(w, c));
+  // Kernels of one workload and config share their pieces (piece_cache.hpp): give each held
+  // one a C row stride of its own, so that each maps code of its own.
+  for (int i = 0; i < kHeld; ++i) {
+    Workload wi = w;
+    wi.ldc = w.ldc + 1 + i;
+    held.push_back(compile_gemm(wi, c));
+  }
   const int64_t per_held = (resident_bytes() - before_held) / kHeld;
   held.clear();
 

@@ -230,7 +230,7 @@ TEST(CompileConcurrency, CompileRunDropAtOnce) {
         const GemmArgs args{p.a.data(), p.b.data(), c.data(), p.bias_ptr(), ws.get(), k.tiles * part / parts,
                             k.tiles * (part + 1) / parts};
         start.arrive_and_wait();
-        k.entry(&args);
+        k.run(args);
       });
     }
     for (auto& t : threads) t.join();

@@ -129,7 +129,7 @@ TEST_P(GemmCorrectness, RandomConfigs) {
     EXPECT_EQ(k.config, c);
     EXPECT_EQ(k.tiles, gemm_tiles(w, g));
     EXPECT_EQ(k.workspace_floats, gemm_workspace_floats(w, g));
-    ASSERT_NE(k.entry, nullptr);
+    ASSERT_NE(k.tile, nullptr);
     ASSERT_GE(k.tiles, 1);
 
     // The whole kernel on this thread.
@@ -145,7 +145,7 @@ TEST_P(GemmCorrectness, RandomConfigs) {
       AlignedFloats ws(k.workspace_floats);
       const GemmArgs args{p.a.data(), p.b.data(), split.data(), p.bias_ptr(), ws.get(),
                           k.tiles * part / pieces, k.tiles * (part + 1) / pieces};
-      k.entry(&args);
+      k.run(args);
     }
     const std::string split_diff = compare_c(w, split, p.want, tol);
     EXPECT_TRUE(split_diff.empty()) << "run in " << pieces << " tile ranges of " << k.tiles << " tiles:\n"

@@ -34,7 +34,7 @@ double measure_dispatch_ns() {
   MeasureOptions mo;
   mo.samples = 11;
   mo.sample_s = 0.01;
-  auto m = measure_interleaved({[&] { k->entry(&args); }, [&] { rt.matmul(av, bv, cv); }}, mo);
+  auto m = measure_interleaved({[&] { k->run(args); }, [&] { rt.matmul(av, bv, cv); }}, mo);
   return (m[1].median_s - m[0].median_s) * 1e9;
 }
 

@@ -62,8 +62,8 @@ Probe compile_probe(int width) {
   llvm::TargetMachine& tm = thread_target_machine();
   m->setDataLayout(tm.createDataLayout());
   Probe p;
-  p.code = link_object(emit_object(*m, tm), "livetune_fma_peak");
-  p.fn = reinterpret_cast<FmaLoop>(p.code.entry);
+  p.code = link_object(emit_object(*m, tm), {"livetune_fma_peak"});
+  p.fn = reinterpret_cast<FmaLoop>(p.code.entries[0]);
   return p;
 }
 

@@ -1,0 +1,47 @@
+#include "jit/gemm_pieces.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace livetune {
+
+std::string TileSpec::key() const {
+  std::ostringstream s;
+  s << "tile rows=" << rows << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch
+    << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " lda=" << lda << " ldb=" << ldb
+    << " ldc=" << ldc << " beta=" << beta;
+  return s.str();
+}
+
+std::string PackASpec::key() const { return "pack_a mr=" + std::to_string(mr) + " lda=" + std::to_string(lda); }
+
+std::string PackBSpec::key() const {
+  return "pack_b nr=" + std::to_string(nr) + " ldb=" + std::to_string(ldb) + " trans_b=" + std::to_string(trans_b);
+}
+
+std::string EpilogueSpec::key() const {
+  return "epilogue ldc=" + std::to_string(ldc) + " bias=" + std::to_string(bias) + " act=" +
+         std::string(activation_name(act));
+}
+
+TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
+  TileSpec t;
+  t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll, t.prefetch = c.prefetch;
+  t.pack_a = c.pack_a, t.pack_b = c.pack_b;
+  // K blocks are kc long but the last (K mod kc); the tail loop only if one of them needs it.
+  const int64_t full = std::min<int64_t>(c.kc, w.k), last = w.k % c.kc;
+  t.tail = full % c.unroll != 0 || last % c.unroll != 0;
+  t.lda = c.pack_a ? 0 : w.lda;
+  t.ldb = c.pack_b ? 0 : w.ldb;
+  t.ldc = w.ldc;
+  t.beta = w.beta == 0.0f ? 0.0f : w.beta;  // one key for -0 and +0
+  return t;
+}
+
+PackASpec pack_a_spec(const Workload& w, const GemmConfig& c) { return PackASpec{c.mr, w.lda}; }
+
+PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c) { return PackBSpec{c.nr, w.ldb, w.trans_b}; }
+
+EpilogueSpec epilogue_spec(const Workload& w) { return EpilogueSpec{w.ldc, w.bias, w.act}; }
+
+}  // namespace livetune

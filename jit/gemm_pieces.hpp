@@ -1,0 +1,63 @@
+#pragma once
+// A GEMM variant is a few generated pieces run by a precompiled driver (gemm_driver.cpp):
+// the register tile, the packing of A and of B, the bias/activation epilogue. Each piece is
+// specialised only to what its code depends on, so that variants which differ in the cache
+// blocks or the loop order share it, and a piece is compiled once per process while some
+// kernel uses it (piece_cache.hpp).
+#include <cstdint>
+#include <string>
+
+#include "jit/gemm_config.hpp"
+#include "jit/workload.hpp"
+
+namespace livetune {
+
+// C(tile) = A(tile)·B(tile) over kb steps, + beta·C on the first K block and + C after it.
+// Columns at and past `cols` (< nr only at the N edge) are left alone, and so are the first
+// `skip` rows (> 0 only at the M edge, where the tile is moved up to end at the last row).
+using TileFn = void (*)(const float* a, const float* b, float* c, int64_t kb, int64_t first, int64_t cols,
+                        int64_t skip);
+// Copies rows [0, mb) × columns [0, kb) of A (from `src`) into panels of mr rows; the last
+// panel, if short, is moved up so that it holds mr real rows.
+using PackAFn = void (*)(const float* src, float* dst, int64_t mb, int64_t kb);
+// Copies rows [0, kb) × columns [0, nb) of B (from `src`) into panels of nr columns,
+// zero-padded past nb.
+using PackBFn = void (*)(const float* src, float* dst, int64_t kb, int64_t nb);
+// C = act(C + bias) over rows × cols of a finished tile.
+using EpilogueFn = void (*)(float* c, const float* bias, int64_t rows, int64_t cols);
+
+struct TileSpec {
+  int rows = 0, nr = 0, unroll = 1, prefetch = 0;
+  bool pack_a = false, pack_b = false;
+  bool tail = false;  // a K step loop after the unrolled one (some K block is not a multiple)
+  int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
+  float beta = 0.0f;
+  std::string key() const;
+};
+
+struct PackASpec {
+  int mr = 0;
+  int64_t lda = 0;
+  std::string key() const;
+};
+
+struct PackBSpec {
+  int nr = 0;
+  int64_t ldb = 0;
+  bool trans_b = false;
+  std::string key() const;
+};
+
+struct EpilogueSpec {
+  int64_t ldc = 0;
+  bool bias = false;
+  ActivationKind act = ActivationKind::none;
+  std::string key() const;
+};
+
+TileSpec tile_spec(const Workload& w, const GemmConfig& c);
+PackASpec pack_a_spec(const Workload& w, const GemmConfig& c);
+PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c);
+EpilogueSpec epilogue_spec(const Workload& w);
+
+}  // namespace livetune
