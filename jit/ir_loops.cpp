@@ -25,18 +25,6 @@ void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_
   b.SetInsertPoint(exit);
 }
 
-void emit_if(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& then, const char* name) {
-  llvm::Function* f = b.GetInsertBlock()->getParent();
-  std::string n(name);
-  auto* yes = llvm::BasicBlock::Create(b.getContext(), n + ".then", f);
-  auto* done = llvm::BasicBlock::Create(b.getContext(), n + ".end", f);
-  b.CreateCondBr(cond, yes, done);
-  b.SetInsertPoint(yes);
-  then();
-  b.CreateBr(done);
-  b.SetInsertPoint(done);
-}
-
 llvm::Value* smin(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y);
 }

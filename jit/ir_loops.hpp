@@ -11,9 +11,6 @@ namespace livetune::ir {
 void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_t step,
               const std::function<void(llvm::Value*)>& body, const char* name);
 
-// Emits `if (cond) then()` and leaves the builder after it.
-void emit_if(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& then, const char* name);
-
 llvm::Value* smin(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y);
 
 }  // namespace livetune::ir
