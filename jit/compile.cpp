@@ -51,6 +51,7 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);
   kernel->pieces = std::move(got.pieces);
   kernel->pieces_compiled = got.compiled;
+  kernel->b_layout = packed_b_layout_key(w, g);
   kernel->tiles = gemm_tiles(w, g);
   kernel->workspace_floats = gemm_workspace_floats(w, g);
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

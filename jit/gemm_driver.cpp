@@ -3,6 +3,7 @@
 // macro-kernel). It is precompiled rather than generated: it runs once per tile, so baking
 // sizes into it bought nothing measurable, while generating it cost a third of every compile.
 #include <algorithm>
+#include <string>
 
 #include "jit/kernel.hpp"
 
@@ -31,11 +32,12 @@ class Walk {
     step_[M] = g_.mc, step_[N] = g_.nc, step_[K] = g_.kc;
     a_pack_ = args.workspace;
     b_pack_ = args.workspace + gemm_packed_a_floats(w_, g_);
+    padded_n_ = (w_.n + g_.nr - 1) / g_.nr * g_.nr;
   }
 
   void level(int depth) {
     const Block &m = blk_[M], &n = blk_[N], &k = blk_[K];
-    if (k_.pack_b && !b_packed_ && n.known() && k.known()) {
+    if (k_.pack_b && !args_.b_packed && !b_packed_ && n.known() && k.known()) {
       const float* src = w_.trans_b ? args_.b + n.start * w_.ldb + k.start : args_.b + k.start * w_.ldb + n.start;
       k_.pack_b(src, b_pack_, k.size, n.size);
       b_packed_ = true;
@@ -67,7 +69,9 @@ class Walk {
     const bool last = pc + kb == w_.k;
     for (int64_t jr = 0; jr < nb; jr += g_.nr) {
       const int64_t col = jc + jr;
-      const float* b_tile = g_.pack_b ? b_pack_ + jr * kb : args_.b + pc * w_.ldb + col;
+      const float* b_tile = !g_.pack_b       ? args_.b + pc * w_.ldb + col
+                            : args_.b_packed ? args_.b_packed + pc * padded_n_ + col * kb
+                                             : b_pack_ + jr * kb;
       const int64_t cols = std::min<int64_t>(g_.nr, w_.n - col);
       for (int64_t ir = 0; ir < mb; ir += g_.mr) {
         // A tile that would run past M moves up to end at the last row and skips the rows it
@@ -92,11 +96,27 @@ class Walk {
   Block blk_[3];
   float* a_pack_;
   float* b_pack_;
+  int64_t padded_n_;  // N rounded up to whole nr panels: the row length of a whole packed B
   bool a_packed_ = false, b_packed_ = false;
 };
 
 }  // namespace
 
 void Kernel::run(const GemmArgs& args) const { Walk(*this, args).level(0); }
+
+int64_t packed_b_floats(const Workload& w, const GemmConfig& g) { return w.k * ((w.n + g.nr - 1) / g.nr * g.nr); }
+
+std::string packed_b_layout_key(const Workload& w, const GemmConfig& g) {
+  return "k=" + std::to_string(w.k) + " n=" + std::to_string(w.n) + " ldb=" + std::to_string(w.ldb) +
+         " trans_b=" + std::to_string(w.trans_b) + " nr=" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc);
+}
+
+void pack_whole_b(const Kernel& k, const float* b, float* dst) {
+  const Workload& w = k.workload;
+  const int64_t padded_n = (w.n + k.gemm.nr - 1) / k.gemm.nr * k.gemm.nr;
+  // K block after K block, each as pack_b lays out a block of all N columns.
+  for (int64_t pc = 0; pc < w.k; pc += k.gemm.kc)
+    k.pack_b(w.trans_b ? b + pc : b + pc * w.ldb, dst + pc * padded_n, std::min<int64_t>(k.gemm.kc, w.k - pc), w.n);
+}
 
 }  // namespace livetune

@@ -3,6 +3,7 @@
 // built for. Their code stays mapped for as long as the Kernel object lives.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "jit/gemm_config.hpp"
@@ -22,6 +23,8 @@ struct GemmArgs {
   float* workspace;  // gemm_workspace_floats() floats, 64-byte aligned
   int64_t begin;
   int64_t end;
+  // All of B packed once (pack_whole_b) for a kernel that packs B; null: pack per call.
+  const float* b_packed = nullptr;
 };
 
 struct Piece;  // piece_cache.hpp
@@ -39,12 +42,20 @@ struct Kernel {
   double compile_ms = 0;    // IR generation to callable, pieces found in the cache included
   int pieces_compiled = 0;  // how many of its pieces this compile generated (the rest were shared)
   std::vector<std::shared_ptr<const Piece>> pieces;
+  std::string b_layout;  // packed_b_layout_key(): kernels with equal ones read one packed B
 
   // The driver (gemm_driver.cpp): the cache-block loop nest around the pieces.
   void run(const GemmArgs& args) const;
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;
+
+// B that stays the same from call to call (a layer's weights) need not be packed by every
+// call: a kernel whose config packs B reads it from a copy packed once, in the layout of its
+// pack_b piece, k block after k block. Same copy for every kernel with the same layout_key.
+int64_t packed_b_floats(const Workload& w, const GemmConfig& g);
+std::string packed_b_layout_key(const Workload& w, const GemmConfig& g);
+void pack_whole_b(const Kernel& k, const float* b, float* dst);  // k.pack_b must be set
 
 // Runs the whole kernel on this thread with a scratch buffer of its own: for validation and
 // measurement, not for the hot path (it allocates).

@@ -51,14 +51,23 @@ Dispatcher::Dispatcher(int threads, int compile_threads)
 // stay in other threads' caches but never match again: ids are not reused.
 Dispatcher::~Dispatcher() = default;
 
-void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c) {
+void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
+                        const std::shared_ptr<ConstantOperand>& constant_b) {
   State* s = find(w);
   if (!s) s = add(w);
   const Kernel* k = s->kernel.load(std::memory_order_acquire);
-  if (k && w.k > 0)
-    executor_.run(*k, a, b, bias, c);
-  else
+  if (!k || w.k == 0) {
     builtin_matmul(w, a, b, bias, c);
+    return;
+  }
+  const float* b_packed = nullptr;
+  if (constant_b && k->pack_b) {
+    const ConstantOperand::Lookup found = constant_b->find(*k);
+    b_packed = found.data;
+    // Kernels live as long as the dispatcher, and the queue finishes its jobs before it dies.
+    if (found.to_pack) compiles_.post([op = constant_b, p = found.to_pack, k] { op->pack(p, *k); });
+  }
+  executor_.run(*k, a, b, bias, c, b_packed);
 }
 
 Dispatcher::State* Dispatcher::find(const Workload& w) {

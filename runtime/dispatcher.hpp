@@ -14,6 +14,7 @@
 #include "jit/kernel.hpp"
 #include "jit/workload.hpp"
 #include "runtime/compile_queue.hpp"
+#include "runtime/constant_operand.hpp"
 #include "runtime/executor.hpp"
 
 namespace livetune {
@@ -31,7 +32,9 @@ class Dispatcher {
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
-  void matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c);
+  // constant_b, when set, is b kept constant by the caller: packed once per kernel layout.
+  void matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
+              const std::shared_ptr<ConstantOperand>& constant_b = nullptr);
   void wait_idle();
   std::vector<WorkloadSnapshot> snapshot() const;
   int threads() const { return executor_.threads(); }

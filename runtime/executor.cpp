@@ -16,10 +16,11 @@ constexpr double kMinFlopsPerThread = 4e6;
 
 Executor::Executor(int threads) : threads_(std::max(1, threads)), arena_(threads_) {}
 
-void Executor::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c) {
+void Executor::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+                   const float* b_packed) {
   const int64_t parts = std::min<int64_t>({threads_, k.tiles, int64_t(k.workload.flops() / kMinFlopsPerThread) + 1});
   if (parts <= 1) {
-    GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), 0, k.tiles};
+    GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), 0, k.tiles, b_packed};
     k.run(args);
     return;
   }
@@ -28,7 +29,7 @@ void Executor::run(const Kernel& k, const float* a, const float* b, const float*
         int64_t(0), parts,
         [&](int64_t part) {
           GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), k.tiles * part / parts,
-                        k.tiles * (part + 1) / parts};
+                        k.tiles * (part + 1) / parts, b_packed};
           k.run(args);
         },
         tbb::static_partitioner());

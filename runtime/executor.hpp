@@ -11,7 +11,9 @@ class Executor {
  public:
   explicit Executor(int threads);
   int threads() const { return threads_; }
-  void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c);
+  // b_packed: all of B packed for k (pack_whole_b), or null.
+  void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+           const float* b_packed = nullptr);
 
  private:
   int threads_;

@@ -150,6 +150,20 @@ TEST_P(GemmCorrectness, RandomConfigs) {
     const std::string split_diff = compare_c(w, split, p.want, tol);
     EXPECT_TRUE(split_diff.empty()) << "run in " << pieces << " tile ranges of " << k.tiles << " tiles:\n"
                                     << split_diff;
+    // B packed whole beforehand (a constant B): the same tiles read it from there.
+    if (k.pack_b) {
+      AlignedFloats packed(packed_b_floats(w, g));
+      pack_whole_b(k, p.b.data(), packed.get());
+      std::vector<float> prepacked = p.c0;
+      for (int64_t part = pieces - 1; part >= 0; --part) {
+        AlignedFloats ws(k.workspace_floats);
+        const GemmArgs args{p.a.data(), p.b.data(), prepacked.data(), p.bias_ptr(), ws.get(),
+                            k.tiles * part / pieces, k.tiles * (part + 1) / pieces, packed.get()};
+        k.run(args);
+      }
+      const std::string packed_diff = compare_c(w, prepacked, p.want, tol);
+      EXPECT_TRUE(packed_diff.empty()) << "run on B packed whole:\n" << packed_diff;
+    }
     // Splitting changes which tiles a call computes, not how a tile is computed.
     if (diff.empty() && split_diff.empty()) {
       int64_t differ = 0;

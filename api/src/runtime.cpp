@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "matmul_args.hpp"
+#include "runtime/constant_operand.hpp"
 #include "runtime/dispatcher.hpp"
 
 namespace livetune {
@@ -23,6 +24,16 @@ void reserve_deep_stacks() {
 }
 
 }  // namespace
+
+struct ConstantMatrix::Impl {
+  TensorView view;
+  std::shared_ptr<ConstantOperand> operand;
+};
+
+ConstantMatrix::ConstantMatrix(const TensorView& b)
+    : impl_(std::make_shared<Impl>(Impl{b, std::make_shared<ConstantOperand>(static_cast<const float*>(b.data))})) {}
+
+const TensorView& ConstantMatrix::view() const { return impl_->view; }
 
 struct Runtime::Impl {
   explicit Impl(const RuntimeOptions& o)
@@ -43,6 +54,14 @@ void Runtime::matmul(const TensorView& a, const TensorView& b, const TensorView&
   impl_->dispatcher.matmul(w, static_cast<const float*>(a.data), static_cast<const float*>(b.data),
                            options.bias ? static_cast<const float*>(options.bias->data) : nullptr,
                            static_cast<float*>(c.data));
+}
+
+void Runtime::matmul(const TensorView& a, const ConstantMatrix& b, const TensorView& c, const MatmulOptions& options) {
+  const Workload w = matmul_workload(a, b.view(), c, options);
+  if (w.m == 0 || w.n == 0) return;
+  impl_->dispatcher.matmul(w, static_cast<const float*>(a.data), static_cast<const float*>(b.view().data),
+                           options.bias ? static_cast<const float*>(options.bias->data) : nullptr,
+                           static_cast<float*>(c.data), b.impl().operand);
 }
 
 void Runtime::wait_idle() { impl_->dispatcher.wait_idle(); }

@@ -14,7 +14,7 @@ const char* kUsage = R"(usage: livetune <command> [options]
   bench matmul --m M --n N --k K [--trans-b] [--bias] [--act relu|gelu] [--beta B]
                [--lda L] [--ldb L] [--ldc L] [--threads T]
                [--config TEXT | --search random:N | --search exhaustive [--config PARTIAL]]
-               [--peers openblas,onednn,...] [--seed S] [--json]
+               [--constant-b] [--peers openblas,onednn,...] [--seed S] [--json]
   check matmul --m M --n N --k K [workload options] [--configs N | --config TEXT] [--seed S]
 )";
 

@@ -26,6 +26,24 @@ struct RuntimeOptions {
   int compile_threads = 1;  // background compile threads
 };
 
+// A matrix the caller keeps constant, typically a layer's weights. Passed as b to
+// Runtime::matmul, it is packed once into the layout of the kernel in use, in the background,
+// and the packed copy serves every later call (as oneDNN's weights reordered ahead of time
+// do), instead of each call packing B again. The data stays the caller's: it must stay alive
+// and unchanged while this object or a copy of it lives; copies share the packed data, which
+// is freed with the last of them.
+class ConstantMatrix {
+ public:
+  explicit ConstantMatrix(const TensorView& b);
+  const TensorView& view() const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
 // What the runtime knows of one workload (for tools, tests and stats).
 struct WorkloadInfo {
   std::string workload;  // canonical text
@@ -45,6 +63,8 @@ class Runtime {
   // (rows may be padded: strides[0] ≥ cols, strides[1] = 1); c must not overlap a, b or bias.
   // Throws livetune::Error for a bad argument, before anything is written.
   void matmul(const TensorView& a, const TensorView& b, const TensorView& c, const MatmulOptions& options = {});
+  // The same with a b kept constant by the caller (see ConstantMatrix); same checks.
+  void matmul(const TensorView& a, const ConstantMatrix& b, const TensorView& c, const MatmulOptions& options = {});
 
   // Blocks until background compiles have finished (tests, tools; never needed for correctness).
   void wait_idle();

@@ -1,0 +1,138 @@
+// A b kept constant by the caller (ConstantMatrix): every phase of a workload — built-in
+// kernel, JIT kernel packing B per call, JIT kernel reading the copy packed in the
+// background — means what the reference means; workloads share a packed copy only when its
+// layout is theirs; the operand packs each layout once.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
+#include "jit/target.hpp"
+#include "livetune/livetune.hpp"
+#include "runtime/constant_operand.hpp"
+#include "runtime_call.hpp"
+#include "test_util.hpp"
+#include "workloads.hpp"
+
+namespace livetune {
+namespace {
+
+using test::epi;
+using test::mm;
+
+void call_constant(Runtime& rt, const test::Problem& p, const ConstantMatrix& b, std::vector<float>& c) {
+  const Workload& w = p.w;
+  const TensorView bias = TensorView::vector(p.bias.data(), w.n);
+  MatmulOptions opts;
+  opts.trans_b = w.trans_b;
+  opts.bias = w.bias ? &bias : nullptr;
+  opts.activation = test::to_api(w.act);
+  opts.beta = w.beta;
+  rt.matmul(TensorView::matrix(p.a.data(), w.m, w.k, w.lda), b, TensorView::matrix(c.data(), w.m, w.n, w.ldc), opts);
+}
+
+void check(const test::Problem& p, const std::vector<float>& c, const std::string& phase) {
+  const std::string diff = test::compare_c(p.w, c, p.want, matmul_tolerance(p.w, 1.0));
+  EXPECT_TRUE(diff.empty()) << phase << ":\n" << diff;
+}
+
+class ConstantB : public testing::TestWithParam<int> {};
+
+TEST_P(ConstantB, EveryPhaseMatchesTheReference) {
+  const int threads = GetParam();
+  for (bool trans_b : {false, true}) {
+    // N ≥ 256 and trans_b both make the default config pack B.
+    const Workload w = epi(mm(70, 300, 130, trans_b), true, ActivationKind::gelu);
+    SCOPED_TRACE(test::describe(w) + "\n  threads=" + std::to_string(threads));
+    const test::Problem p(w, 21);
+    Runtime rt(RuntimeOptions{threads, 1});
+    const ConstantMatrix b(TensorView::matrix(p.b.data(), w.b_rows(), w.b_cols(), w.ldb));
+
+    std::vector<float> c = p.c0;
+    call_constant(rt, p, b, c);
+    check(p, c, "first call (built-in kernel)");
+    rt.wait_idle();
+    c = p.c0;
+    call_constant(rt, p, b, c);  // the JIT kernel packs B itself and has the copy made
+    check(p, c, "JIT kernel, B packed by the call");
+    rt.wait_idle();
+    for (int round = 0; round < 2; ++round) {
+      c = p.c0;
+      call_constant(rt, p, b, c);
+      check(p, c, "JIT kernel, B packed once, call " + std::to_string(round + 1));
+    }
+
+    // Another M on the same weights, with a plain call in between.
+    Workload w2 = w;
+    w2.m = 9;
+    test::Problem p2(w2, 22);
+    p2.b = p.b;
+    p2.want = p2.c0;
+    reference_matmul(w2, p2.a.data(), p2.b.data(), p2.bias.data(), p2.want.data());
+    for (int round = 0; round < 3; ++round) {
+      c = p2.c0;
+      call_constant(rt, p2, b, c);
+      check(p2, c, "second workload, call " + std::to_string(round + 1));
+      rt.wait_idle();
+      c = p.c0;
+      test::call(rt, p, c);
+      check(p, c, "first workload, plain b");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ConstantB, testing::Values(1, 2));
+
+TEST(ConstantB, BadViewIsAnErrorNamingB) {
+  std::vector<float> a(12), c(12);
+  Runtime rt(RuntimeOptions{1, 1});
+  const ConstantMatrix b(TensorView::matrix(nullptr, 4, 4));
+  try {
+    rt.matmul(TensorView::matrix(a.data(), 3, 4), b, TensorView::matrix(c.data(), 3, 4));
+    FAIL() << "a null b was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "b");
+  }
+}
+
+// The operand itself: one claim per layout, the packed copy only once ready, and exactly what
+// packing the whole of B gives.
+TEST(ConstantOperand, PacksEachLayoutOnce) {
+  const Workload w = mm(20, 70, 50);
+  const test::Problem p(w, 23);
+  GemmConfig g;
+  g.mr = 4, g.nr = 2 * Target::host().vector_floats(), g.kc = 16, g.mc = 16, g.nc = 64, g.pack_b = true;
+  GemmConfig h = g;
+  h.kc = 32;
+  const KernelPtr k1 = compile_gemm(w, g.to_config(Target::host()));
+  const KernelPtr k2 = compile_gemm(w, h.to_config(Target::host()));
+  ASSERT_NE(k1->b_layout, k2->b_layout);
+
+  ConstantOperand op(p.b.data());
+  const auto first = op.find(*k1);
+  EXPECT_EQ(first.data, nullptr);
+  ASSERT_NE(first.to_pack, nullptr);
+  const auto again = op.find(*k1);
+  EXPECT_EQ(again.data, nullptr);
+  EXPECT_EQ(again.to_pack, nullptr) << "a layout is claimed once";
+  const auto other = op.find(*k2);
+  ASSERT_NE(other.to_pack, nullptr);
+  EXPECT_NE(other.to_pack, first.to_pack);
+
+  op.pack(first.to_pack, *k1);
+  const auto ready = op.find(*k1);
+  ASSERT_NE(ready.data, nullptr);
+  EXPECT_EQ(ready.to_pack, nullptr);
+  test::AlignedFloats want(packed_b_floats(w, k1->gemm));
+  pack_whole_b(*k1, p.b.data(), want.get());
+  const int64_t n = packed_b_floats(w, k1->gemm);
+  int64_t differ = 0;
+  for (int64_t i = 0; i < n; ++i) differ += ready.data[i] != want.get()[i];
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(op.find(*k2).data, nullptr) << "the other layout is not packed yet";
+}
+
+}  // namespace
+}  // namespace livetune
