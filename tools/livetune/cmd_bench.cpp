@@ -162,7 +162,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   std::sort(screened.begin(), screened.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   screened.resize(std::min(screened.size(), kFinalists));
 
-  // 3. Finalists and peers, interleaved, each writing its own copy of C.
+  // 3. Finalists, peers and the read-bandwidth probe, interleaved, each writing its own copy of C.
   std::vector<std::function<void()>> fns;
   std::vector<std::vector<float>> outputs(screened.size(), data.c_init());
   for (size_t i = 0; i < screened.size(); ++i) {
@@ -184,7 +184,12 @@ int cmd_bench(const std::vector<std::string>& argv) {
     std::copy(data.c_init().begin(), data.c_init().end(), peer_outputs[i].begin());  // keeps the buffer prepare() saw
     fns.push_back([peer = peers[i].get()] { peer->run(); });
   }
+  // Each operand crosses memory at least once: A, B, C written (and read when beta != 0).
+  const double bytes = 4.0 * (double(w.m * w.k) + double(w.k * w.n) + double(w.m * w.n) * (w.beta != 0.0f ? 2 : 1));
+  ReadProbe probe(int64_t(bytes), threads);
+  fns.push_back([&probe] { probe.run(); });
   const std::vector<Measurement> m = measure_interleaved(fns);
+  const double bandwidth = double(probe.bytes()) / m.back().median_s / 1e9;
 
   size_t best = 0;
   for (size_t i = 1; i < screened.size(); ++i)
@@ -200,9 +205,6 @@ int cmd_bench(const std::vector<std::string>& argv) {
   }
   const double ratio = best_peer_gflops > 0 ? gflops / best_peer_gflops : 0;
   const double peak = measure_fma_peak_gflops(threads);
-  // Each operand crosses memory at least once: A, B, C written (and read when beta != 0).
-  const double bytes = 4.0 * (double(w.m * w.k) + double(w.k * w.n) + double(w.m * w.n) * (w.beta != 0.0f ? 2 : 1));
-  const double bandwidth = measure_read_bandwidth_gbs(int64_t(bytes), threads);
   const double roof = std::min(peak, memory_roof_gflops(w.flops(), bytes, bandwidth));
   const double dispatch_ns = measure_dispatch_ns();
   const double compile_median = median(compile_ms);
