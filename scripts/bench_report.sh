@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs `livetune bench --json` on the shapes the foundation issue measures itself by and
 # prints one JSON object per line. Long: a minute or more per shape with
-# --search random:300. Usage: scripts/bench_report.sh [SEARCH] [build dir]
+# --search random:300. Usage: scripts/bench_report.sh [SEARCH] [build dir] [--constant-b]
+# (--constant-b: B is the caller's constant, packed once outside the timed calls, as the
+# onednn_packed peer's is.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 search=${1:-random:300}
 cli=${2:-build/release}/tools/livetune
+extra=("${@:3}")
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE  # OpenBLAS reads them at load; measure it without
 
 one_thread=(
@@ -19,7 +22,7 @@ two_threads=("512 512 512" "1024 1024 1024" "2048 2048 2048")
 
 run() {
   local threads=$1 m=$2 n=$3 k=$4
-  "$cli" bench matmul --m "$m" --n "$n" --k "$k" --threads "$threads" --search "$search" --json
+  "$cli" bench matmul --m "$m" --n "$n" --k "$k" --threads "$threads" --search "$search" --json "${extra[@]}"
 }
 for s in "${one_thread[@]}"; do run 1 $s; done
 for s in "${two_threads[@]}"; do run 2 $s; done
