@@ -127,12 +127,21 @@ std::string packed_b_layout_key(const Workload& w, const GemmConfig& g) {
          " trans_b=" + std::to_string(w.trans_b) + " nr=" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc);
 }
 
-void pack_whole_b(const Kernel& k, const float* b, float* dst) {
+void pack_whole_b(const Kernel& k, const float* b, float* dst, int64_t part, int64_t parts) {
   const Workload& w = k.workload;
-  const int64_t padded_n = (w.n + k.gemm.nr - 1) / k.gemm.nr * k.gemm.nr;
-  // K block after K block, each as pack_b lays out a block of all N columns.
-  for (int64_t pc = 0; pc < w.k; pc += k.gemm.kc)
-    k.pack_b(w.trans_b ? b + pc : b + pc * w.ldb, dst + pc * padded_n, std::min<int64_t>(k.gemm.kc, w.k - pc), w.n);
+  const int64_t nr = k.gemm.nr, kc = k.gemm.kc;
+  const int64_t panels = (w.n + nr - 1) / nr, blocks = (w.k + kc - 1) / kc;
+  // Share `part` of the (K block, panel) pairs, in runs of panels within one K block, each
+  // packed as pack_b packs a block of B.
+  const int64_t begin = blocks * panels * part / parts, end = blocks * panels * (part + 1) / parts;
+  for (int64_t unit = begin; unit < end;) {
+    const int64_t block = unit / panels, first = unit % panels;
+    const int64_t last = std::min(panels, first + (end - unit));
+    const int64_t pc = block * kc, kb = std::min(kc, w.k - pc), col = first * nr;
+    const float* src = w.trans_b ? b + col * w.ldb + pc : b + pc * w.ldb + col;
+    k.pack_b(src, dst + pc * panels * nr + col * kb, kb, std::min(w.n, last * nr) - col);
+    unit += last - first;
+  }
 }
 
 }  // namespace livetune

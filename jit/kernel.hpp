@@ -55,7 +55,8 @@ using KernelPtr = std::shared_ptr<const Kernel>;
 // pack_b piece, k block after k block. Same copy for every kernel with the same layout_key.
 int64_t packed_b_floats(const Workload& w, const GemmConfig& g);
 std::string packed_b_layout_key(const Workload& w, const GemmConfig& g);
-void pack_whole_b(const Kernel& k, const float* b, float* dst);  // k.pack_b must be set
+// Packs share `part` of `parts` (all of it by default), so that threads can split the work.
+void pack_whole_b(const Kernel& k, const float* b, float* dst, int64_t part = 0, int64_t parts = 1);
 
 // Runs the whole kernel on this thread with a scratch buffer of its own: for validation and
 // measurement, not for the hot path (it allocates).

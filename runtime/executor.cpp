@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "jit/target.hpp"
 #include "runtime/workspace.hpp"
 
 namespace livetune {
@@ -25,6 +26,17 @@ void Executor::run(const Kernel& k, const float* a, const float* b, const float*
     return;
   }
   arena_.execute([&] {
+    // Threads that split the rows each need all of B: packing it block by block, each would
+    // pack all of it. Once B is larger than a core's L2 (where a block packed by the thread
+    // that uses it would still be), pack it once, together, and share it.
+    if (k.pack_b && !b_packed && k.gemm.split == Split::m &&
+        packed_b_floats(k.workload, k.gemm) * int64_t(sizeof(float)) > Target::host().l2_bytes) {
+      float* shared = call_buffer(packed_b_floats(k.workload, k.gemm));
+      tbb::parallel_for(
+          int64_t(0), parts, [&](int64_t part) { pack_whole_b(k, b, shared, part, parts); },
+          tbb::static_partitioner());
+      b_packed = shared;
+    }
     tbb::parallel_for(
         int64_t(0), parts,
         [&](int64_t part) {

@@ -6,20 +6,33 @@
 
 namespace livetune {
 
-float* thread_workspace(int64_t floats) {
-  struct Buffer {
-    std::unique_ptr<float, decltype(&std::free)> data{nullptr, &std::free};
-    int64_t floats = 0;
-  };
-  thread_local Buffer buf;
-  if (floats > buf.floats) {
-    const size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
-    float* p = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (!p) throw std::bad_alloc();
-    buf.data.reset(p);
-    buf.floats = floats;
+namespace {
+
+struct Buffer {
+  float* get(int64_t floats) {
+    if (floats > size) {
+      const size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
+      float* p = static_cast<float*>(std::aligned_alloc(64, bytes));
+      if (!p) throw std::bad_alloc();
+      data.reset(p);
+      size = floats;
+    }
+    return data.get();
   }
-  return buf.data.get();
+  std::unique_ptr<float, decltype(&std::free)> data{nullptr, &std::free};
+  int64_t size = 0;
+};
+
+}  // namespace
+
+float* thread_workspace(int64_t floats) {
+  thread_local Buffer buf;
+  return buf.get(floats);
+}
+
+float* call_buffer(int64_t floats) {
+  thread_local Buffer buf;
+  return buf.get(floats);
 }
 
 }  // namespace livetune

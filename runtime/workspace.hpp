@@ -7,4 +7,8 @@ namespace livetune {
 
 float* thread_workspace(int64_t floats);
 
+// A second per-thread buffer, for what the threads of one call share (B packed whole): the
+// calling thread owns it until its call returns.
+float* call_buffer(int64_t floats);
+
 }  // namespace livetune

@@ -150,10 +150,11 @@ TEST_P(GemmCorrectness, RandomConfigs) {
     const std::string split_diff = compare_c(w, split, p.want, tol);
     EXPECT_TRUE(split_diff.empty()) << "run in " << pieces << " tile ranges of " << k.tiles << " tiles:\n"
                                     << split_diff;
-    // B packed whole beforehand (a constant B): the same tiles read it from there.
+    // B packed whole beforehand (a constant B, or once for all threads of a call), in shares
+    // as threads pack it: the same tiles read it from there.
     if (k.pack_b) {
       AlignedFloats packed(packed_b_floats(w, g));
-      pack_whole_b(k, p.b.data(), packed.get());
+      for (int64_t part = pieces; part >= 0; --part) pack_whole_b(k, p.b.data(), packed.get(), part, pieces + 1);
       std::vector<float> prepacked = p.c0;
       for (int64_t part = pieces - 1; part >= 0; --part) {
         AlignedFloats ws(k.workspace_floats);
