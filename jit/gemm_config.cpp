@@ -23,6 +23,7 @@ std::shared_ptr<const KnobList> make_knobs(int vec) {
   add("prefetch", {0, 4, 8, 16, 32});
   add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
   add("split", {0, 1}, {"m", "n"});
+  add("tiles", {0, 1}, {"nm", "mn"});
   return knobs;
 }
 
@@ -48,12 +49,13 @@ GemmConfig GemmConfig::from(const Config& c) {
   g.prefetch = c.get("prefetch");
   g.order = LoopOrder(c.get("order"));
   g.split = Split(c.get("split"));
+  g.tiles = TileOrder(c.get("tiles"));
   return g;
 }
 
 Config GemmConfig::to_config(const Target& t) const {
   return Config(knobs_for(t), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch,
-                                            int(order), int(split)});
+                                            int(order), int(split), int(tiles)});
 }
 
 Space gemm_space(const Workload& w, const Target& t) {

@@ -13,6 +13,10 @@ namespace livetune {
 enum class LoopOrder : int { nkm, nmk, knm, kmn, mkn, mnk };
 // Which dimension a multi-threaded call splits into tiles.
 enum class Split : int { m, n };
+// The register tiles of one block: column panel by column panel (nm: a B panel is reused by
+// the tiles below each other) or row panel by row panel (mn: an A panel stays in L1 while
+// the B panels stream from L2).
+enum class TileOrder : int { nm, mn };
 
 struct GemmConfig {
   int mr = 6;        // register tile rows
@@ -26,13 +30,14 @@ struct GemmConfig {
   int prefetch = 0;  // B prefetch distance in K steps (0: none)
   LoopOrder order = LoopOrder::nkm;
   Split split = Split::m;
+  TileOrder tiles = TileOrder::nm;
 
   static GemmConfig from(const Config& c);
   Config to_config(const Target& t) const;
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 2;
+inline constexpr int kGemmTemplateVersion = 3;
 
 Space gemm_space(const Workload& w, const Target& t);
 

@@ -61,42 +61,45 @@ class Walk {
   }
 
  private:
-  // The register tiles of one block, column panel by column panel: the B panel stays in
-  // cache while the tiles below each other use it.
+  // The register tiles of one block, in the configured order.
   void macro_kernel() {
     const auto [ic, mb] = blk_[M];
     const auto [jc, nb] = blk_[N];
     const auto [pc, kb] = blk_[K];
-    const TileFn tile = k_.tile;
-    const int64_t mr = g_.mr, nr = g_.nr, lda = w_.lda, ldc = w_.ldc;
-    const int64_t first = pc == 0;
-    const bool last = pc + kb == w_.k;
+    const int64_t mr = g_.mr, nr = g_.nr;
     // Tiles with all mr rows inside M; one more, moved up, covers the rest.
     const int64_t full_end = std::min(mb, (w_.m - ic) / mr * mr);
-    const float* a_block = g_.pack_a ? a_pack_ : args_.a + ic * lda + pc;
-    const int64_t a_step = g_.pack_a ? mr * kb : mr * lda;
-    for (int64_t jr = 0; jr < nb; jr += nr) {
-      const int64_t col = jc + jr;
-      const float* b_tile = !g_.pack_b       ? args_.b + pc * w_.ldb + col
-                            : args_.b_packed ? args_.b_packed + pc * padded_n_ + col * kb
-                                             : b_pack_ + jr * kb;
-      const int64_t cols = std::min(nr, w_.n - col);
-      const float* a_tile = a_block;
-      float* c_tile = args_.c + ic * ldc + col;
-      int64_t ir = 0;
-      for (; ir < full_end; ir += mr, a_tile += a_step, c_tile += mr * ldc) {
-        tile(a_tile, b_tile, c_tile, kb, first, cols, 0);
-        if (last && k_.epilogue) epilogue(c_tile, col, mr, cols);
+    if (g_.tiles == TileOrder::nm) {
+      for (int64_t jr = 0; jr < nb; jr += nr) {
+        const int64_t col = jc + jr;
+        const float* b_tile = b_panel(pc, kb, col, jr);
+        int64_t ir = 0;
+        for (; ir < full_end; ir += mr) run_tile(ic + ir, ir, col, b_tile, 0);
+        if (ir < mb) run_tile(ic + ir, ir, col, b_tile, ic + ir + mr - w_.m);
       }
-      if (ir < mb) {
-        // A tile that would run past M moves up to end at the last row and skips the rows it
-        // shares with the tile above (packing moved its panel up the same way).
-        const int64_t skip = ic + ir + mr - w_.m;
-        const float* a_edge = g_.pack_a ? a_tile : a_tile - skip * lda;
-        tile(a_edge, b_tile, c_tile - skip * ldc, kb, first, cols, skip);
-        if (last && k_.epilogue) epilogue(c_tile, col, mr - skip, cols);
+    } else {
+      for (int64_t ir = 0; ir < mb; ir += mr) {
+        const int64_t skip = ir < full_end ? 0 : ic + ir + mr - w_.m;
+        for (int64_t jr = 0; jr < nb; jr += nr) run_tile(ic + ir, ir, jc + jr, b_panel(pc, kb, jc + jr, jr), skip);
       }
     }
+  }
+
+  const float* b_panel(int64_t pc, int64_t kb, int64_t col, int64_t jr) const {
+    return !g_.pack_b       ? args_.b + pc * w_.ldb + col
+           : args_.b_packed ? args_.b_packed + pc * padded_n_ + col * kb
+                            : b_pack_ + jr * kb;
+  }
+
+  // The tile whose first row is `row` (ir within the block). A tile that would run past M
+  // moves up to end at the last row and skips the `skip` rows it shares with the tile above
+  // (packing moved its A panel up the same way).
+  void run_tile(int64_t row, int64_t ir, int64_t col, const float* b_tile, int64_t skip) {
+    const auto [pc, kb] = blk_[K];
+    const int64_t top = row - skip, cols = std::min<int64_t>(g_.nr, w_.n - col);
+    const float* a_tile = g_.pack_a ? a_pack_ + ir * kb : args_.a + top * w_.lda + pc;
+    k_.tile(a_tile, b_tile, args_.c + top * w_.ldc + col, kb, pc == 0, cols, skip);
+    if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, g_.mr - skip, cols);
   }
 
   void epilogue(float* c_tile, int64_t col, int64_t rows, int64_t cols) {
