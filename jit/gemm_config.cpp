@@ -21,6 +21,7 @@ std::shared_ptr<const KnobList> make_knobs(int vec) {
   add("pack_b", {0, 1});
   add("unroll", {1, 2, 4, 8});
   add("prefetch", {0, 4, 8, 16, 32});
+  add("prefetch_c", {0, 64});
   add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
   add("split", {0, 1}, {"m", "n"});
   add("tiles", {0, 1}, {"nm", "mn"});
@@ -47,6 +48,7 @@ GemmConfig GemmConfig::from(const Config& c) {
   g.pack_b = c.get("pack_b") != 0;
   g.unroll = c.get("unroll");
   g.prefetch = c.get("prefetch");
+  g.prefetch_c = c.get("prefetch_c");
   g.order = LoopOrder(c.get("order"));
   g.split = Split(c.get("split"));
   g.tiles = TileOrder(c.get("tiles"));
@@ -54,7 +56,7 @@ GemmConfig GemmConfig::from(const Config& c) {
 }
 
 Config GemmConfig::to_config(const Target& t) const {
-  return Config(knobs_for(t), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch,
+  return Config(knobs_for(t), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_c,
                                             int(order), int(split), int(tiles)});
 }
 

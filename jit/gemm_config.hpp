@@ -28,6 +28,9 @@ struct GemmConfig {
   bool pack_b = true;
   int unroll = 4;    // K-loop unroll of the micro-kernel
   int prefetch = 0;  // B prefetch distance in K steps (0: none)
+  // The tile's C rows are prefetched this many K steps before its last one (0: not at all),
+  // so that the update of C does not wait for L2 at the end of every tile.
+  int prefetch_c = 0;
   LoopOrder order = LoopOrder::nkm;
   Split split = Split::m;
   TileOrder tiles = TileOrder::nm;
@@ -37,7 +40,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 3;
+inline constexpr int kGemmTemplateVersion = 4;
 
 Space gemm_space(const Workload& w, const Target& t);
 

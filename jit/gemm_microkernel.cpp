@@ -17,12 +17,12 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   std::vector<llvm::Value*> masks;  // valid lanes of each vector of the tile's width
   for (int v = 0; v < nv; ++v) masks.push_back(lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_))));
   std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
-  emit_k_loop(s, a, b, kb, masks, acc);
+  emit_k_loop(s, a, b, kb, c, masks, acc);
   emit_store_tile(s, c, b_.CreateICmpNE(first, i64(0)), skip, masks, acc);
   b_.CreateRetVoid();
 }
 
-void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,
+void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb, llvm::Value* c,
                               const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc) {
   // Packed A: a(i, p) at a[p·mr + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
   // zero-padded to full vectors; unpacked: b[p·ldb], masked (the masks are all-ones but at the
@@ -88,7 +88,17 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     return p;
   };
 
-  llvm::Value* p = loop(i64(0), kb, s.unroll, "kmain");
+  llvm::Value* p = i64(0);
+  if (s.prefetch_c > 0) {
+    // Stop prefetch_c steps short, fetch the C rows with intent to write, go on: earlier
+    // and the B panel streaming through L1 would evict them before the update.
+    p = loop(p, b_.CreateSub(kb, i64(s.prefetch_c)), s.unroll, "kearly");
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < nv; v += std::max(1, 16 / W_))
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
+                           {f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_), b_.getInt32(1), b_.getInt32(3), b_.getInt32(1)});
+  }
+  p = loop(p, kb, s.unroll, "kmain");
   if (s.tail) loop(p, kb, 1, "ktail");
 }
 

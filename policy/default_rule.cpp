@@ -45,6 +45,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   g.pack_b = w.trans_b || w.ldb >= 256;
   g.unroll = 4;
   g.prefetch = (!g.pack_b && w.m <= 16) ? 16 : 0;
+  g.prefetch_c = w.k >= 256 ? 64 : 0;  // worth it once a tile runs long enough for C to leave L1
   g.order = LoopOrder::nkm;
   // Enough tiles along M for every thread, else split N.
   const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
