@@ -198,9 +198,14 @@ int cmd_bench(const std::vector<std::string>& argv) {
   std::string best_peer;
   double best_peer_gflops = 0;
   std::vector<std::pair<std::string, double>> peer_gflops;
+  std::vector<std::string> not_compared;  // peers that do less work per call than livetune did here
   for (size_t i = 0; i < peers.size(); ++i) {
     const double g = w.flops() / m[screened.size() + i].median_s / 1e9;
     peer_gflops.emplace_back(peers[i]->name(), g);
+    if (peers[i]->packs_b_ahead() && !constant_b) {
+      not_compared.push_back(peers[i]->name());
+      continue;
+    }
     if (g > best_peer_gflops) best_peer_gflops = g, best_peer = peers[i]->name();
   }
   const double ratio = best_peer_gflops > 0 ? gflops / best_peer_gflops : 0;
@@ -223,6 +228,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
     j.end_object();
     if (best_peer.empty()) j.null_field("best_peer").null_field("ratio_to_best_peer");
     else j.field("best_peer", best_peer).field("ratio_to_best_peer", ratio);
+    j.begin_array("peers_not_compared");
+    for (const std::string& name : not_compared) j.value(name);
+    j.end_array();
     j.begin_object("peer_detail");
     for (const auto& peer : peers) j.field(peer->name(), peer->detail());
     j.end_object()
@@ -244,7 +252,11 @@ int cmd_bench(const std::vector<std::string>& argv) {
               compiled.size() - kernels.size(), compile_median);
   std::printf("livetune     %7.1f GFLOP/s  %s%s\n", gflops, best_config.c_str(),
               constant_b ? "  (constant B: packed once, outside the timed calls)" : "");
-  for (const auto& [name, g] : peer_gflops) std::printf("%-12s %7.1f GFLOP/s\n", name.c_str(), g);
+  for (const auto& [name, g] : peer_gflops)
+    std::printf("%-13s %7.1f GFLOP/s%s\n", name.c_str(), g,
+                std::find(not_compared.begin(), not_compared.end(), name) != not_compared.end()
+                    ? "  (B packed once ahead: compare with --constant-b)"
+                    : "");
   if (!best_peer.empty()) std::printf("ratio        %.3fx the best peer (%s)\n", ratio, best_peer.c_str());
   std::printf("roofline     %.1f GFLOP/s (FMA peak %.1f, read bandwidth %.1f GB/s): livetune at %.0f%%\n", roof, peak,
               bandwidth, 100 * gflops / roof);

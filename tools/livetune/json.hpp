@@ -19,6 +19,7 @@ class Json {
   Json& field(const std::string& key, int value) { return field(key, int64_t(value)); }
   Json& field(const std::string& key, bool value);
   Json& null_field(const std::string& key);
+  Json& value(const std::string& v) { return field("", v); }  // an array element
   std::string str() const { return out_.str(); }
 
   static std::string quote(const std::string& s);

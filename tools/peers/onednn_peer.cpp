@@ -20,6 +20,7 @@ class OnednnPeer final : public Peer {
   explicit OnednnPeer(bool pack_b) : pack_b_(pack_b) {}
 
   std::string name() const override { return pack_b_ ? "onednn_packed" : "onednn"; }
+  bool packs_b_ahead() const override { return pack_b_; }
   std::string detail() const override {
     return impl_.empty() ? "" : impl_ + ", " + std::to_string(threads_) + " OpenMP thread(s)";
   }

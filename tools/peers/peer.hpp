@@ -18,6 +18,10 @@ class Peer {
   // How prepare() resolved this workload (the implementation or path the library chose), so a
   // report can say what was measured; empty before prepare().
   virtual std::string detail() const = 0;
+  // Whether prepare() packs B once for all calls, so that a call does less work than one
+  // that reads B as the caller holds it: a like-for-like peer only of livetune with a
+  // constant B (ConstantMatrix).
+  virtual bool packs_b_ahead() const { return false; }
 
   // One-time setup: primitives, kernels, thread count, and packing B for peers that pack it
   // (those read b here, so later changes to b are not seen). The buffers must outlive run().
