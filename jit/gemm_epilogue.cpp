@@ -14,37 +14,22 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
   const int nv = s.nr / W_;
   auto c_ptr = [&](int r, int v) { return f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_); };
 
-  // Two paths on `first` (predictable: it changes once per K block): the first K block
-  // stores acc + beta·C, and with beta = 0 does not read C at all (it may hold NaN, and a
-  // load it does not need costs as much as the store); later blocks store acc + C.
-  // Skipped rows belong to the tile above: neither read nor written.
-  llvm::Function* f = b_.GetInsertBlock()->getParent();
-  auto* first_block = llvm::BasicBlock::Create(ctx_, "c.first", f);
-  auto* later_block = llvm::BasicBlock::Create(ctx_, "c.later", f);
-  auto* done = llvm::BasicBlock::Create(ctx_, "c.done", f);
-  b_.CreateCondBr(first, first_block, later_block);
-  auto update = [&](float scale) {
-    for (int r = 0; r < s.rows; ++r) {
-      llvm::Value* row_ok = b_.CreateVectorSplat(unsigned(W_), b_.CreateICmpSLE(skip, i64(r)));
-      for (int v = 0; v < nv; ++v) {
-        llvm::Value* store = b_.CreateAnd(masks[size_t(v)], row_ok);
-        llvm::Value* x = acc[size_t(r * nv + v)];
-        if (scale != 0.0f) {
-          llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, store, llvm::ConstantAggregateZero::get(vec_));
-          x = scale == 1.0f ? b_.CreateFAdd(old, x)
-                            : b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_},
-                                                 {old, llvm::ConstantFP::get(vec_, scale), x});
-        }
-        b_.CreateMaskedStore(x, c_ptr(r, v), align, store);
-      }
+  // One straight-line update, no branches: C = acc + f·C with f = beta on the first K block
+  // and 1 after it. With beta = 0 the first block must not read C at all (it may hold NaN):
+  // its load is masked off. Skipped rows belong to the tile above: neither read nor written.
+  llvm::Value* scale = b_.CreateVectorSplat(
+      unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, s.beta), llvm::ConstantFP::get(f32_, 1.0)));
+  llvm::Value* read = b_.CreateVectorSplat(unsigned(W_), s.beta != 0.0f ? b_.getTrue() : b_.CreateNot(first));
+  for (int r = 0; r < s.rows; ++r) {
+    llvm::Value* row_ok = b_.CreateVectorSplat(unsigned(W_), b_.CreateICmpSLE(skip, i64(r)));
+    for (int v = 0; v < nv; ++v) {
+      llvm::Value* store = b_.CreateAnd(masks[size_t(v)], row_ok);
+      llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, b_.CreateAnd(store, read),
+                                             llvm::ConstantAggregateZero::get(vec_));
+      llvm::Value* x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv + v)]});
+      b_.CreateMaskedStore(x, c_ptr(r, v), align, store);
     }
-    b_.CreateBr(done);
-  };
-  b_.SetInsertPoint(first_block);
-  update(s.beta);
-  b_.SetInsertPoint(later_block);
-  update(1.0f);
-  b_.SetInsertPoint(done);
+  }
 }
 
 void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) {
