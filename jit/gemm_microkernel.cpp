@@ -60,7 +60,26 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
   };
 
   // Emits a loop over p in [start, bound) stepping `unroll`, with the accumulators as phis.
-  auto loop = [&](llvm::Value* start, llvm::Value* bound, int unroll, const char* name) -> llvm::Value* {
+  // The C rows are fetched with intent to write in the iteration where prefetch_c steps are
+  // left: earlier and the B panel streaming through L1 would evict them before the update.
+  // A branch in the loop rather than a loop of its own: a second copy of the loop doubled
+  // the compile time of the tile.
+  auto prefetch_c = [&](llvm::Value* p, llvm::Value* bound, int unroll) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    auto* now = llvm::BasicBlock::Create(ctx_, "cpf", f);
+    auto* next = llvm::BasicBlock::Create(ctx_, "cpf.done", f);
+    llvm::Value* left = b_.CreateSub(b_.CreateSub(bound, i64(s.prefetch_c)), p);
+    b_.CreateCondBr(b_.CreateICmpULT(left, i64(unroll)), now, next);
+    b_.SetInsertPoint(now);
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < nv; v += std::max(1, 16 / W_))
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
+                           {f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_), b_.getInt32(1), b_.getInt32(3), b_.getInt32(1)});
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
+  };
+
+  auto loop = [&](llvm::Value* start, llvm::Value* bound, int unroll, const char* name, bool with_prefetch_c) -> llvm::Value* {
     llvm::Function* f = b_.GetInsertBlock()->getParent();
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, std::string(name) + ".head", f);
@@ -79,6 +98,7 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     b_.CreateCondBr(b_.CreateICmpSLE(b_.CreateAdd(p, i64(unroll)), bound), body, exit);
     b_.SetInsertPoint(body);
     std::vector<llvm::Value*> cur(phis.begin(), phis.end());
+    if (with_prefetch_c) prefetch_c(p, bound, unroll);
     for (int u = 0; u < unroll; ++u) step(b_.CreateAdd(p, i64(u)), cur);
     p->addIncoming(b_.CreateAdd(p, i64(unroll)), b_.GetInsertBlock());
     for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(cur[i], b_.GetInsertBlock());
@@ -88,18 +108,8 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     return p;
   };
 
-  llvm::Value* p = i64(0);
-  if (s.prefetch_c > 0) {
-    // Stop prefetch_c steps short, fetch the C rows with intent to write, go on: earlier
-    // and the B panel streaming through L1 would evict them before the update.
-    p = loop(p, b_.CreateSub(kb, i64(s.prefetch_c)), s.unroll, "kearly");
-    for (int r = 0; r < rows; ++r)
-      for (int v = 0; v < nv; v += std::max(1, 16 / W_))
-        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
-                           {f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_), b_.getInt32(1), b_.getInt32(3), b_.getInt32(1)});
-  }
-  p = loop(p, kb, s.unroll, "kmain");
-  if (s.tail) loop(p, kb, 1, "ktail");
+  llvm::Value* p = loop(i64(0), kb, s.unroll, "kmain", s.prefetch_c > 0);
+  if (s.tail) loop(p, kb, 1, "ktail", false);
 }
 
 }  // namespace livetune
