@@ -14,9 +14,10 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
   const int nv = s.nr / W_;
   auto c_ptr = [&](int r, int v) { return f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_); };
 
-  // One straight-line update, no branches: C = acc + f·C with f = beta on the first K block
-  // and 1 after it. With beta = 0 the first block must not read C at all (it may hold NaN):
-  // its load is masked off. Skipped rows belong to the tile above: neither read nor written.
+  // One straight-line update, no branches (a second path doubled the tile's compile time):
+  // C = acc + f·C with f = beta on the first K block and 1 after it. With beta = 0 the first
+  // block must not read C at all (it may hold NaN): its load is masked off. Skipped rows
+  // belong to the tile above: neither read nor written.
   llvm::Value* scale = b_.CreateVectorSplat(
       unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, s.beta), llvm::ConstantFP::get(f32_, 1.0)));
   llvm::Value* read = b_.CreateVectorSplat(unsigned(W_), s.beta != 0.0f ? b_.getTrue() : b_.CreateNot(first));
@@ -26,7 +27,10 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
       llvm::Value* store = b_.CreateAnd(masks[size_t(v)], row_ok);
       llvm::Value* old = b_.CreateMaskedLoad(vec_, c_ptr(r, v), align, b_.CreateAnd(store, read),
                                              llvm::ConstantAggregateZero::get(vec_));
-      llvm::Value* x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv + v)]});
+      // With beta = 0, f is 0 exactly where the masked load gave 0: an add, which leaves
+      // the FMA pipes to the next tile.
+      llvm::Value* x = s.beta == 0.0f ? b_.CreateFAdd(old, acc[size_t(r * nv + v)])
+                                      : b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv + v)]});
       b_.CreateMaskedStore(x, c_ptr(r, v), align, store);
     }
   }
