@@ -21,6 +21,7 @@ std::shared_ptr<const KnobList> make_knobs(int vec) {
   add("pack_b", {0, 1});
   add("unroll", {1, 2, 4, 8});
   add("prefetch", {0, 4, 8, 16, 32});
+  add("prefetch_n", {0, 256, 512});
   add("prefetch_c", {0, 64});
   add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
   add("split", {0, 1}, {"m", "n"});
@@ -48,6 +49,7 @@ GemmConfig GemmConfig::from(const Config& c) {
   g.pack_b = c.get("pack_b") != 0;
   g.unroll = c.get("unroll");
   g.prefetch = c.get("prefetch");
+  g.prefetch_n = c.get("prefetch_n");
   g.prefetch_c = c.get("prefetch_c");
   g.order = LoopOrder(c.get("order"));
   g.split = Split(c.get("split"));
@@ -56,7 +58,7 @@ GemmConfig GemmConfig::from(const Config& c) {
 }
 
 Config GemmConfig::to_config(const Target& t) const {
-  return Config(knobs_for(t), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_c,
+  return Config(knobs_for(t), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n, prefetch_c,
                                             int(order), int(split), int(tiles)});
 }
 
@@ -73,6 +75,8 @@ Space gemm_space(const Workload& w, const Target& t) {
     if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
     // Unpacked B would be read with a stride of ldb across a row of the tile: always pack it.
     if (w.trans_b && !g.pack_b) return false;
+    // Ahead along B's rows is for B read in place, a few rows per block; one prefetch stream.
+    if (g.prefetch_n > 0 && (g.pack_b || g.prefetch > 0)) return false;
     return true;
   });
 }

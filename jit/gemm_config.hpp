@@ -28,6 +28,9 @@ struct GemmConfig {
   bool pack_b = true;
   int unroll = 4;    // K-loop unroll of the micro-kernel
   int prefetch = 0;  // B prefetch distance in K steps (0: none)
+  // B prefetch distance along its rows, in floats (0: none): for B read in place a few rows
+  // per K block, as for M = 1..8, where each row is a stream of its own.
+  int prefetch_n = 0;
   // The tile's C rows are prefetched this many K steps before its last one (0: not at all),
   // so that the update of C does not wait for L2 at the end of every tile.
   int prefetch_c = 0;

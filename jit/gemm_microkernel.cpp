@@ -35,8 +35,9 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
 
   auto step = [&](llvm::Value* p, std::vector<llvm::Value*>& cur) {
     llvm::Value* brow = f32_ptr(b, b_.CreateMul(p, i64(b_k)));
-    if (s.prefetch > 0) {
-      llvm::Value* ahead = f32_ptr(b, b_.CreateMul(b_.CreateAdd(p, i64(s.prefetch)), i64(b_k)));
+    if (s.prefetch > 0 || s.prefetch_n > 0) {
+      llvm::Value* ahead = s.prefetch > 0 ? f32_ptr(b, b_.CreateMul(b_.CreateAdd(p, i64(s.prefetch)), i64(b_k)))
+                                          : f32_ptr(brow, s.prefetch_n);
       for (int v = 0; v < nv; v += std::max(1, 16 / W_))
         b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
                            {f32_ptr(ahead, int64_t(v) * W_), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});

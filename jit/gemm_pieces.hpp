@@ -27,7 +27,7 @@ using PackBFn = void (*)(const float* src, float* dst, int64_t kb, int64_t nb);
 using EpilogueFn = void (*)(float* c, const float* bias, int64_t rows, int64_t cols);
 
 struct TileSpec {
-  int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_c = 0;
+  int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_n = 0, prefetch_c = 0;
   bool pack_a = false, pack_b = false;
   bool tail = false;  // a K step loop after the unrolled one (some K block is not a multiple)
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked

@@ -42,11 +42,15 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   g.mc = nearest_multiple(knob(space, "mc"), 16 * g.mr, g.mr);
   g.nc = nearest_multiple(knob(space, "nc"), 1536, g.nr);
   g.pack_a = false;
-  g.pack_b = w.trans_b || w.ldb >= 256;
+  // Packing B pays once enough rows reuse it; a few rows read it where it lies.
+  g.pack_b = w.trans_b || (w.ldb >= 256 && w.m > 16);
   g.unroll = 4;
-  g.prefetch = (!g.pack_b && w.m <= 16) ? 16 : 0;
-  g.prefetch_c = w.k >= 256 ? 64 : 0;  // worth it once a tile runs long enough for C to leave L1
   g.order = LoopOrder::nkm;
+  if (!g.pack_b && w.m <= 16 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
+    // Bandwidth-bound: a few rows of B per block, each a stream read ahead along the row.
+    g.kc = 8, g.prefetch_n = 256, g.order = LoopOrder::knm;
+  }
+  g.prefetch_c = w.k >= 256 ? 64 : 0;  // worth it once a tile runs long enough for C to leave L1
   // Enough tiles along M for every thread, else split N.
   const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
   g.split = m_tiles >= 2 * threads || threads == 1 ? Split::m : Split::n;
