@@ -60,7 +60,6 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     }
   };
 
-  // Emits a loop over p in [start, bound) stepping `unroll`, with the accumulators as phis.
   // The C rows are fetched with intent to write in the iteration where prefetch_c steps are
   // left: earlier and the B panel streaming through L1 would evict them before the update.
   // A branch in the loop rather than a loop of its own: a second copy of the loop doubled
@@ -75,12 +74,15 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < nv; v += std::max(1, 16 / W_))
         b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
-                           {f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_), b_.getInt32(1), b_.getInt32(3), b_.getInt32(1)});
+                           {f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_), b_.getInt32(1), b_.getInt32(3),
+                            b_.getInt32(1)});
     b_.CreateBr(next);
     b_.SetInsertPoint(next);
   };
 
-  auto loop = [&](llvm::Value* start, llvm::Value* bound, int unroll, const char* name, bool with_prefetch_c) -> llvm::Value* {
+  // Emits a loop over p in [start, bound) stepping `unroll`, with the accumulators as phis.
+  auto loop = [&](llvm::Value* start, llvm::Value* bound, int unroll, const char* name,
+                  bool with_prefetch_c) -> llvm::Value* {
     llvm::Function* f = b_.GetInsertBlock()->getParent();
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, std::string(name) + ".head", f);

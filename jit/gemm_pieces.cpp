@@ -7,8 +7,8 @@ namespace livetune {
 
 std::string TileSpec::key() const {
   std::ostringstream s;
-  s << "tile rows=" << rows << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
-    << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " lda=" << lda << " ldb=" << ldb
+  s << "tile rows=" << rows << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch
+    << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " lda=" << lda << " ldb=" << ldb
     << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
@@ -26,7 +26,8 @@ std::string EpilogueSpec::key() const {
 
 TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   TileSpec t;
-  t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll, t.prefetch = c.prefetch, t.prefetch_n = c.prefetch_n, t.prefetch_c = c.prefetch_c;
+  t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll;
+  t.prefetch = c.prefetch, t.prefetch_n = c.prefetch_n, t.prefetch_c = c.prefetch_c;
   t.pack_a = c.pack_a, t.pack_b = c.pack_b;
   // K blocks are kc long but the last (K mod kc); the tail loop only if one of them needs it.
   const int64_t full = std::min<int64_t>(c.kc, w.k), last = w.k % c.kc;
