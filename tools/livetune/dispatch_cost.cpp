@@ -32,10 +32,14 @@ double measure_dispatch_ns() {
   const GemmArgs args{a.data(), b.data(), c.data(), nullptr, ws.get(), 0, k->tiles};
 
   MeasureOptions mo;
-  mo.samples = 11;
+  mo.samples = 21;
   mo.sample_s = 0.01;
   auto m = measure_interleaved({[&] { k->run(args); }, [&] { rt.matmul(av, bv, cv); }}, mo);
-  return (m[1].median_s - m[0].median_s) * 1e9;
+  // The median of the differences within each round, not the difference of the medians: the
+  // two samples of a round are taken back to back, so the host's drift between rounds cancels.
+  std::vector<double> differences;
+  for (size_t i = 0; i < m[0].samples_s.size(); ++i) differences.push_back(m[1].samples_s[i] - m[0].samples_s[i]);
+  return median(differences) * 1e9;
 }
 
 }  // namespace livetune::cli
