@@ -1,5 +1,6 @@
 #include "policy/default_rule.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -50,7 +51,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // Bandwidth-bound: a few rows of B per block, each a stream read ahead along the row.
     g.kc = 8, g.prefetch_n = 256, g.order = LoopOrder::knm;
   }
-  g.prefetch_c = w.k >= 256 ? 64 : 0;  // worth it once a tile runs long enough for C to leave L1
+  // Worth it once a tile runs long enough for C to leave L1.
+  g.prefetch_c = std::min<int64_t>(w.k, g.kc) >= 128 ? 64 : 0;
   // Enough tiles along M for every thread, else split N.
   const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
   g.split = m_tiles >= 2 * threads || threads == 1 ? Split::m : Split::n;
