@@ -1,6 +1,9 @@
 #include "jit/gemm_emitter.hpp"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
 
 namespace livetune {
 
@@ -35,6 +38,12 @@ llvm::Value* GemmEmitter::lane_mask(llvm::Value* valid_lanes) {
   for (int i = 0; i < W_; ++i) lanes.push_back(b_.getInt64(i));
   llvm::Value* iota = llvm::ConstantVector::get(lanes);
   return b_.CreateICmpSLT(iota, b_.CreateVectorSplat(unsigned(W_), valid_lanes));
+}
+
+void GemmEmitter::prefetch_vectors(llvm::Value* row, int vectors, bool write) {
+  for (int v = 0; v < vectors; v += std::max(1, 16 / W_))  // one per 64-byte line
+    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
+                       {f32_ptr(row, int64_t(v) * W_), b_.getInt32(write ? 1 : 0), b_.getInt32(3), b_.getInt32(1)});
 }
 
 llvm::Value* GemmEmitter::f32_ptr(llvm::Value* base, llvm::Value* index) {

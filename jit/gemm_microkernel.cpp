@@ -38,9 +38,7 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     if (s.prefetch > 0 || s.prefetch_n > 0) {
       llvm::Value* ahead = s.prefetch > 0 ? f32_ptr(b, b_.CreateMul(b_.CreateAdd(p, i64(s.prefetch)), i64(b_k)))
                                           : f32_ptr(brow, s.prefetch_n);
-      for (int v = 0; v < nv; v += std::max(1, 16 / W_))
-        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
-                           {f32_ptr(ahead, int64_t(v) * W_), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      prefetch_vectors(ahead, nv, false);
     }
     std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
     for (int v = 0; v < nv; ++v) {
@@ -71,11 +69,7 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     llvm::Value* left = b_.CreateSub(b_.CreateSub(bound, i64(s.prefetch_c)), p);
     b_.CreateCondBr(b_.CreateICmpULT(left, i64(unroll)), now, next);
     b_.SetInsertPoint(now);
-    for (int r = 0; r < rows; ++r)
-      for (int v = 0; v < nv; v += std::max(1, 16 / W_))
-        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
-                           {f32_ptr(c, int64_t(r) * s.ldc + int64_t(v) * W_), b_.getInt32(1), b_.getInt32(3),
-                            b_.getInt32(1)});
+    for (int r = 0; r < rows; ++r) prefetch_vectors(f32_ptr(c, int64_t(r) * s.ldc), nv, true);
     b_.CreateBr(next);
     b_.SetInsertPoint(next);
   };

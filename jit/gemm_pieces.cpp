@@ -8,8 +8,8 @@ namespace livetune {
 std::string TileSpec::key() const {
   std::ostringstream s;
   s << "tile rows=" << rows << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch
-    << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " lda=" << lda << " ldb=" << ldb
-    << " ldc=" << ldc << " beta=" << beta;
+    << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c << " pack_a=" << pack_a << " pack_b=" << pack_b
+    << " tail=" << tail << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
 

@@ -154,26 +154,32 @@ int cmd_bench(const std::vector<std::string>& argv) {
 
   // 2. Screen them; keep the fastest few.
   Executor exec(threads);
+  // One call of kernel k writing into c, as every measurement below runs it.
+  auto call = [&](const Kernel& k, float* c) -> std::function<void()> {
+    const float* bp = prepacked_b(k);
+    return [&exec, &data, &k, c, bp] { exec.run(k, data.a(), data.b(), data.bias(), c, bp); };
+  };
+  // The calls of the first `count` screened kernels, each writing its own copy of C.
   std::vector<std::pair<double, KernelPtr>> screened;
+  std::vector<std::vector<float>> outputs;
+  auto calls_of_screened = [&](size_t count) {
+    outputs.assign(count, data.c_init());
+    std::vector<std::function<void()>> fns;
+    for (size_t i = 0; i < count; ++i) fns.push_back(call(*screened[i].second, outputs[i].data()));
+    return fns;
+  };
+  const auto faster = [](const auto& x, const auto& y) { return x.first < y.first; };
   double best_so_far = std::numeric_limits<double>::infinity();
   for (const KernelPtr& k : kernels) {
     std::vector<float> c = data.c_init();
-    const float* bp = prepacked_b(*k);
-    const double s = screen([&] { exec.run(*k, data.a(), data.b(), data.bias(), c.data(), bp); }, best_so_far);
+    const double s = screen(call(*k, c.data()), best_so_far);
     best_so_far = std::min(best_so_far, s);
     screened.emplace_back(s, k);
   }
-  std::sort(screened.begin(), screened.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::sort(screened.begin(), screened.end(), faster);
   screened.resize(std::min(screened.size(), kRunnersUp));
   if (screened.size() > kFinalists) {
-    std::vector<std::function<void()>> runners;
-    std::vector<std::vector<float>> runner_c(screened.size(), data.c_init());
-    for (size_t i = 0; i < screened.size(); ++i) {
-      const Kernel* k = screened[i].second.get();
-      const float* bp = prepacked_b(*k);
-      float* c = runner_c[i].data();
-      runners.push_back([&exec, &data, k, c, bp] { exec.run(*k, data.a(), data.b(), data.bias(), c, bp); });
-    }
+    const std::vector<std::function<void()>> runners = calls_of_screened(screened.size());
     MeasureOptions mo;
     mo.warmup_s = 0.005;
     mo.sample_s = 0.005;
@@ -181,19 +187,12 @@ int cmd_bench(const std::vector<std::string>& argv) {
     mo.wait_quiet = false;
     const std::vector<Measurement> again = measure_interleaved(runners, mo);
     for (size_t i = 0; i < screened.size(); ++i) screened[i].first = again[i].median_s;
-    std::sort(screened.begin(), screened.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::sort(screened.begin(), screened.end(), faster);
   }
   screened.resize(std::min(screened.size(), kFinalists));
 
   // 3. Finalists, peers and the read-bandwidth probe, interleaved, each writing its own copy of C.
-  std::vector<std::function<void()>> fns;
-  std::vector<std::vector<float>> outputs(screened.size(), data.c_init());
-  for (size_t i = 0; i < screened.size(); ++i) {
-    const Kernel* k = screened[i].second.get();
-    float* c = outputs[i].data();
-    const float* bp = prepacked_b(*k);
-    fns.push_back([&exec, &data, k, c, bp] { exec.run(*k, data.a(), data.b(), data.bias(), c, bp); });
-  }
+  std::vector<std::function<void()>> fns = calls_of_screened(screened.size());
   std::vector<std::unique_ptr<peers::Peer>> peers;
   std::vector<std::vector<float>> peer_outputs;
   for (const std::string& name : peers_to_run(args)) peers.push_back(peers::make_peer(name));
@@ -222,16 +221,17 @@ int cmd_bench(const std::vector<std::string>& argv) {
   const double gflops = w.flops() / m[best].median_s / 1e9;
   std::string best_peer;
   double best_peer_gflops = 0;
-  std::vector<std::pair<std::string, double>> peer_gflops;
-  std::vector<std::string> not_compared;  // peers that do less work per call than livetune did here
+  struct PeerResult {
+    std::string name;
+    double gflops;
+    bool compared;  // false: the peer did less work per call than livetune did here
+  };
+  std::vector<PeerResult> peer_results;
   for (size_t i = 0; i < peers.size(); ++i) {
     const double g = w.flops() / m[screened.size() + i].median_s / 1e9;
-    peer_gflops.emplace_back(peers[i]->name(), g);
-    if (peers[i]->packs_b_ahead() && !constant_b) {
-      not_compared.push_back(peers[i]->name());
-      continue;
-    }
-    if (g > best_peer_gflops) best_peer_gflops = g, best_peer = peers[i]->name();
+    const bool compared = constant_b || !peers[i]->packs_b_ahead();
+    peer_results.push_back({peers[i]->name(), g, compared});
+    if (compared && g > best_peer_gflops) best_peer_gflops = g, best_peer = peers[i]->name();
   }
   const double ratio = best_peer_gflops > 0 ? gflops / best_peer_gflops : 0;
   const double peak = measure_fma_peak_gflops(threads);
@@ -249,12 +249,13 @@ int cmd_bench(const std::vector<std::string>& argv) {
         .field("best_config", best_config)
         .field("gflops", gflops)
         .begin_object("peers");
-    for (const auto& [name, g] : peer_gflops) j.field(name, g);
+    for (const PeerResult& p : peer_results) j.field(p.name, p.gflops);
     j.end_object();
     if (best_peer.empty()) j.null_field("best_peer").null_field("ratio_to_best_peer");
     else j.field("best_peer", best_peer).field("ratio_to_best_peer", ratio);
     j.begin_array("peers_not_compared");
-    for (const std::string& name : not_compared) j.value(name);
+    for (const PeerResult& p : peer_results)
+      if (!p.compared) j.value(p.name);
     j.end_array();
     j.begin_object("peer_detail");
     for (const auto& peer : peers) j.field(peer->name(), peer->detail());
@@ -277,11 +278,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
               compiled.size() - kernels.size(), compile_median);
   std::printf("livetune     %7.1f GFLOP/s  %s%s\n", gflops, best_config.c_str(),
               constant_b ? "  (constant B: packed once, outside the timed calls)" : "");
-  for (const auto& [name, g] : peer_gflops)
-    std::printf("%-13s %7.1f GFLOP/s%s\n", name.c_str(), g,
-                std::find(not_compared.begin(), not_compared.end(), name) != not_compared.end()
-                    ? "  (B packed once ahead: compare with --constant-b)"
-                    : "");
+  for (const PeerResult& p : peer_results)
+    std::printf("%-13s %7.1f GFLOP/s%s\n", p.name.c_str(), p.gflops,
+                p.compared ? "" : "  (B packed once ahead: compare with --constant-b)");
   if (!best_peer.empty()) std::printf("ratio        %.3fx the best peer (%s)\n", ratio, best_peer.c_str());
   std::printf("roofline     %.1f GFLOP/s (FMA peak %.1f, read bandwidth %.1f GB/s): livetune at %.0f%%\n", roof, peak,
               bandwidth, 100 * gflops / roof);
