@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "jit/ir_loops.hpp"
+
 namespace livetune {
 
 GemmEmitter::GemmEmitter(llvm::LLVMContext& ctx, const Target& t)
@@ -34,16 +36,19 @@ llvm::Function* GemmEmitter::begin_function(const std::string& name, const std::
 }
 
 llvm::Value* GemmEmitter::lane_mask(llvm::Value* valid_lanes) {
+  // Compared as i32 (one vector compare; as i64 it took two and a merge of the halves), so
+  // the count is first clamped to W.
   std::vector<llvm::Constant*> lanes;
-  for (int i = 0; i < W_; ++i) lanes.push_back(b_.getInt64(i));
+  for (int i = 0; i < W_; ++i) lanes.push_back(b_.getInt32(uint32_t(i)));
   llvm::Value* iota = llvm::ConstantVector::get(lanes);
-  return b_.CreateICmpSLT(iota, b_.CreateVectorSplat(unsigned(W_), valid_lanes));
+  llvm::Value* valid = b_.CreateTrunc(ir::smin(b_, valid_lanes, i64(W_)), b_.getInt32Ty());
+  return b_.CreateICmpSLT(iota, b_.CreateVectorSplat(unsigned(W_), valid));
 }
 
-void GemmEmitter::prefetch_vectors(llvm::Value* row, int vectors, bool write) {
+void GemmEmitter::prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality) {
   for (int v = 0; v < vectors; v += std::max(1, 16 / W_))  // one per 64-byte line
     b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
-                       {f32_ptr(row, int64_t(v) * W_), b_.getInt32(write ? 1 : 0), b_.getInt32(3), b_.getInt32(1)});
+                       {f32_ptr(row, int64_t(v) * W_), b_.getInt32(write ? 1 : 0), b_.getInt32(locality), b_.getInt32(1)});
 }
 
 llvm::Value* GemmEmitter::f32_ptr(llvm::Value* base, llvm::Value* index) {

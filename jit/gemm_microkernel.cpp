@@ -38,7 +38,10 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     if (s.prefetch > 0 || s.prefetch_n > 0) {
       llvm::Value* ahead = s.prefetch > 0 ? f32_ptr(b, b_.CreateMul(b_.CreateAdd(p, i64(s.prefetch)), i64(b_k)))
                                           : f32_ptr(brow, s.prefetch_n);
-      prefetch_vectors(ahead, nv, false);
+      // Rows of B read in place are ldb apart, each a page of its own for large B: fetched
+      // into L2 they arrive sooner (more misses in flight) than into L1 (measured: 3–9% for
+      // M = 8..16 with B from memory).
+      prefetch_vectors(ahead, nv, false, s.prefetch > 0 && !s.pack_b ? 2 : 3);
     }
     std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
     for (int v = 0; v < nv; ++v) {
@@ -69,7 +72,7 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     llvm::Value* left = b_.CreateSub(b_.CreateSub(bound, i64(s.prefetch_c)), p);
     b_.CreateCondBr(b_.CreateICmpULT(left, i64(unroll)), now, next);
     b_.SetInsertPoint(now);
-    for (int r = 0; r < rows; ++r) prefetch_vectors(f32_ptr(c, int64_t(r) * s.ldc), nv, true);
+    for (int r = 0; r < rows; ++r) prefetch_vectors(f32_ptr(c, int64_t(r) * s.ldc), nv, true, 3);
     b_.CreateBr(next);
     b_.SetInsertPoint(next);
   };

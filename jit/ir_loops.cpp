@@ -25,6 +25,17 @@ void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_
   b.SetInsertPoint(exit);
 }
 
+void emit_if(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& body) {
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  auto* then = llvm::BasicBlock::Create(b.getContext(), "if.then", f);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), "if.done", f);
+  b.CreateCondBr(cond, then, done);
+  b.SetInsertPoint(then);
+  body();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+}
+
 llvm::Value* smin(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y);
 }

@@ -11,6 +11,9 @@ namespace livetune::ir {
 void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_t step,
               const std::function<void(llvm::Value*)>& body, const char* name);
 
+// Emits `if (cond) body()`; the builder stands after the if when it returns.
+void emit_if(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& body);
+
 llvm::Value* smin(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y);
 
 }  // namespace livetune::ir
