@@ -98,7 +98,10 @@ class Walk {
     const auto [pc, kb] = blk_[K];
     const int64_t top = row - skip, cols = std::min<int64_t>(g_.nr, w_.n - col);
     const float* a_tile = g_.pack_a ? a_pack_ + ir * kb : args_.a + top * w_.lda + pc;
-    k_.tile(a_tile, b_tile, args_.c + top * w_.ldc + col, kb, pc == 0, cols, skip);
+    // B read in place: a tile at the N edge moves left to end at the last column and leaves
+    // the columns of the tile before it alone, so that its loads of B stay whole.
+    const int64_t left = !g_.pack_b && !tile_masks_b(w_, g_) && cols < g_.nr ? g_.nr - cols : 0;
+    k_.tile(a_tile, b_tile - left, args_.c + top * w_.ldc + col - left, kb, pc == 0, cols + left, skip, left);
     if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, g_.mr - skip, cols);
   }
 

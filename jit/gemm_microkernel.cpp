@@ -10,23 +10,30 @@
 namespace livetune {
 
 void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
-  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_});
+  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_});
   auto arg = f->arg_begin();
-  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip = arg++;
+  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip = arg++,
+              *skip_cols = arg++;
   const int nv = s.nr / W_;
-  std::vector<llvm::Value*> masks;  // valid lanes of each vector of the tile's width
-  for (int v = 0; v < nv; ++v) masks.push_back(lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_))));
+  std::vector<llvm::Value*> loads, stores;  // lanes of each vector of the tile's width read / written
+  for (int v = 0; v < nv; ++v) {
+    llvm::Value* below_cols = lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_)));
+    llvm::Value* skipped = lane_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_)));
+    loads.push_back(below_cols);
+    stores.push_back(b_.CreateAnd(below_cols, b_.CreateNot(skipped)));
+  }
   std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
-  emit_k_loop(s, a, b, kb, c, masks, acc);
-  emit_store_tile(s, c, b_.CreateICmpNE(first, i64(0)), skip, masks, acc);
+  emit_k_loop(s, a, b, kb, c, loads, acc);
+  emit_store_tile(s, c, b_.CreateICmpNE(first, i64(0)), skip, stores, acc);
   b_.CreateRetVoid();
 }
 
 void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb, llvm::Value* c,
                               const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc) {
   // Packed A: a(i, p) at a[p·mr + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
-  // zero-padded to full vectors; unpacked: b[p·ldb], masked (the masks are all-ones but at the
-  // N edge, and cost nothing on AVX-512).
+  // zero-padded to full vectors; unpacked: b[p·ldb], whole vectors (the tile at the N edge
+  // moves left) unless B is narrower than the tile. Masks in the loop took mask registers:
+  // with 8 vectors a row LLVM spilled them and reloaded one before every load.
   const int64_t a_row = s.pack_a ? 1 : s.lda;
   const int64_t a_k = s.pack_a ? s.rows : 1;
   const int64_t b_k = s.pack_b ? s.nr : s.ldb;
@@ -46,7 +53,7 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
     for (int v = 0; v < nv; ++v) {
       llvm::Value* ptr = f32_ptr(brow, int64_t(v) * W_);
-      if (!s.pack_b)
+      if (s.masked_loads)
         bv[v] = b_.CreateMaskedLoad(vec_, ptr, b_align, masks[size_t(v)], llvm::ConstantAggregateZero::get(vec_));
       else
         bv[v] = b_.CreateAlignedLoad(vec_, ptr, b_align);

@@ -13,10 +13,12 @@
 namespace livetune {
 
 // C(tile) = A(tile)·B(tile) over kb steps, + beta·C on the first K block and + C after it.
-// Columns at and past `cols` (< nr only at the N edge) are left alone, and so are the first
-// `skip` rows (> 0 only at the M edge, where the tile is moved up to end at the last row).
+// Only columns [skip_cols, cols) are written (cols < nr at the N edge of packed B; skip_cols
+// > 0 at the N edge of B read in place, where the tile moves left to end at the last column),
+// and the first `skip` rows are left alone (> 0 only at the M edge, where the tile is moved
+// up to end at the last row).
 using TileFn = void (*)(const float* a, const float* b, float* c, int64_t kb, int64_t first, int64_t cols,
-                        int64_t skip);
+                        int64_t skip, int64_t skip_cols);
 // Copies rows [0, mb) × columns [0, kb) of A (from `src`) into panels of mr rows; the last
 // panel, if short, is moved up so that it holds mr real rows.
 using PackAFn = void (*)(const float* src, float* dst, int64_t mb, int64_t kb);
@@ -30,6 +32,9 @@ struct TileSpec {
   int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_n = 0, prefetch_c = 0;
   bool pack_a = false, pack_b = false;
   bool tail = false;  // a K step loop after the unrolled one (some K block is not a multiple)
+  // B read in place and narrower than the tile: loads of B masked (else the N-edge tile
+  // moves left and every load is whole).
+  bool masked_loads = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   std::string key() const;
@@ -56,6 +61,8 @@ struct EpilogueSpec {
 };
 
 TileSpec tile_spec(const Workload& w, const GemmConfig& c);
+// The tile masks its loads of B (TileSpec::masked_loads): B read in place, narrower than a tile.
+bool tile_masks_b(const Workload& w, const GemmConfig& c);
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c);
 PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c);
 EpilogueSpec epilogue_spec(const Workload& w);

@@ -177,6 +177,34 @@ TEST_P(GemmCorrectness, RandomConfigs) {
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmCorrectness, testing::ValuesIn(shapes()),
                          [](const testing::TestParamInfo<Shape>& info) { return std::string(info.param.label); });
 
+// B read in place: the tile at the N edge moves left over columns of the tile before it and
+// must leave them alone, also when the two tiles run in different ranges (threads), C is
+// accumulated into (beta = 1) and bias and activation follow. B narrower than a tile masks its
+// loads instead.
+TEST(GemmCorrectness, InPlaceBEdgeTile) {
+  const int v = Target::host().vector_floats();
+  const std::string cfg = "mr=4 nr=" + std::to_string(4 * v) +
+                          " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
+                          "prefetch_c=0 order=nkm split=n tiles=nm";
+  for (const Workload& w : {epi(padded(mm(37, 4 * v + 17, 50)), true, kGelu, 1.0f), mm(6, v + 1, 40),
+                            epi(mm(9, 3 * v - 5, 70), false, kRelu, 0.5f)}) {
+    const Config c = gemm_space(w, Target::host()).parse(cfg);
+    SCOPED_TRACE(describe(w, &c));
+    const Problem p(w, w.hash());
+    const KernelPtr k = compile_gemm(w, c);
+    for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
+      std::vector<float> got = p.c0;
+      for (int64_t part = pieces - 1; part >= 0; --part) {
+        AlignedFloats ws(k->workspace_floats);
+        k->run(GemmArgs{p.a.data(), p.b.data(), got.data(), p.bias_ptr(), ws.get(), k->tiles * part / pieces,
+                        k->tiles * (part + 1) / pieces});
+      }
+      const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
+      EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+    }
+  }
+}
+
 // The shapes above must keep covering what this file promises.
 TEST(GemmCorrectnessCoverage, ShapesCoverEveryEdge) {
   const auto all = shapes();
