@@ -109,11 +109,6 @@ Workload Workload::parse(std::string_view text) {
   return w;
 }
 
-bool Workload::operator==(const Workload& o) const {
-  return op == o.op && trans_b == o.trans_b && bias == o.bias && act == o.act && m == o.m && n == o.n && k == o.k &&
-         lda == o.lda && ldb == o.ldb && ldc == o.ldc && beta == o.beta;
-}
-
 size_t Workload::hash() const {
   uint32_t beta_bits = 0;
   if (beta != 0.0f) std::memcpy(&beta_bits, &beta, sizeof beta_bits);  // -0 and +0 are one workload

@@ -36,7 +36,11 @@ struct Workload {
   int64_t b_rows() const { return trans_b ? n : k; }
   int64_t b_cols() const { return trans_b ? k : n; }
 
-  bool operator==(const Workload& o) const;
+  // Inline: the dispatcher compares a call's workload with the few its thread called last.
+  bool operator==(const Workload& o) const {
+    return m == o.m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc && op == o.op &&
+           trans_b == o.trans_b && bias == o.bias && act == o.act && beta == o.beta;
+  }
   size_t hash() const;
 };
 

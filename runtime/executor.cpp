@@ -19,7 +19,8 @@ Executor::Executor(int threads) : threads_(std::max(1, threads)), arena_(threads
 
 void Executor::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
                    const float* b_packed) {
-  const int64_t parts = std::min<int64_t>({threads_, k.tiles, int64_t(k.workload.flops() / kMinFlopsPerThread) + 1});
+  const int64_t parts =
+      threads_ == 1 ? 1 : std::min<int64_t>({threads_, k.tiles, int64_t(k.workload.flops() * (1 / kMinFlopsPerThread)) + 1});
   if (parts <= 1) {
     GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), 0, k.tiles, b_packed};
     k.run(args);
