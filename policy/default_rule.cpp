@@ -20,6 +20,15 @@ int nearest_multiple(const Knob& knob, int want, int multiple_of) {
   return best;
 }
 
+// The smallest domain value of `knob` that is at least `want`, else the largest.
+int at_least(const Knob& knob, int64_t want) {
+  int best = -1;
+  for (int v : knob.values)
+    if (v >= want && (best < 0 || v < best)) best = v;
+  if (best >= 0) return best;
+  return *std::max_element(knob.values.begin(), knob.values.end());
+}
+
 const Knob& knob(const Space& s, const char* name) {
   for (const Knob& k : s.knobs())
     if (k.name == name) return k;
@@ -39,7 +48,18 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.mr = 6, g.nr = 2 * vec;
     if (w.m <= 4) g.mr = int(w.m), g.nr = 3 * vec;
   }
-  g.kc = nearest_multiple(knob(space, "kc"), 256, 1);
+  // Narrow B: a tile no wider than N, and as many rows as the registers then hold (a 64-wide
+  // tile on N = 17 computed 3.8x the columns it kept: half the speed of 12 rows × 32).
+  if (w.n < g.nr && w.m > 8) {
+    g.nr = int((w.n + vec - 1) / vec) * vec;
+    const int nv = g.nr / vec;
+    g.mr = 1;
+    for (int mr : knob(space, "mr").values)
+      if (mr <= w.m && mr * nv + nv + 1 <= t.vector_registers()) g.mr = std::max(g.mr, mr);
+  }
+  // K in one block when it is short (no second pass over C); else blocks that fit L1 with the
+  // tile's rows of A.
+  g.kc = w.k <= 640 ? at_least(knob(space, "kc"), w.k) : nearest_multiple(knob(space, "kc"), 256, 1);
   g.mc = nearest_multiple(knob(space, "mc"), 16 * g.mr, g.mr);
   g.nc = nearest_multiple(knob(space, "nc"), 1536, g.nr);
   g.pack_a = false;
