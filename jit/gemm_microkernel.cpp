@@ -18,9 +18,10 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   std::vector<llvm::Value*> loads, stores;  // lanes of each vector of the tile's width read / written
   for (int v = 0; v < nv; ++v) {
     llvm::Value* below_cols = lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_)));
-    llvm::Value* skipped = lane_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_)));
     loads.push_back(below_cols);
-    stores.push_back(b_.CreateAnd(below_cols, b_.CreateNot(skipped)));
+    // Only a tile on B read in place moves left (packed panels are padded instead).
+    stores.push_back(s.pack_b ? below_cols
+                              : b_.CreateAnd(below_cols, b_.CreateNot(lane_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_))))));
   }
   std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
   emit_k_loop(s, a, b, kb, c, loads, acc);
