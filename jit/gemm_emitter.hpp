@@ -38,8 +38,9 @@ class GemmEmitter {
   // needs; the builder is left at its entry block.
   llvm::Function* begin_function(const std::string& name, const std::vector<llvm::Type*>& args);
   llvm::Value* lane_mask(llvm::Value* valid_lanes);  // <W x i1>: the lanes below valid_lanes
-  // Prefetches into L1 the cache lines of `vectors` vectors from `row`, for reading or writing.
-  void prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality);  // locality 3: L1, 2: L2
+  // Prefetches the cache lines of `vectors` vectors from `row`, for reading or writing, into
+  // L1 (locality 3) or L2 (locality 2).
+  void prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality);
   llvm::Value* f32_ptr(llvm::Value* base, llvm::Value* index);
   llvm::Value* f32_ptr(llvm::Value* base, int64_t index);
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
