@@ -40,6 +40,15 @@ llvm::Value* GemmEmitter::lane_mask(llvm::Value* valid_lanes) {
   return b_.CreateICmpSLT(iota, b_.CreateVectorSplat(unsigned(W_), valid_lanes));
 }
 
+llvm::Value* GemmEmitter::lane_range_mask(llvm::Value* lo, llvm::Value* hi) {
+  // lo <= lane < hi as one unsigned compare of lane - lo against hi - lo, rather than two
+  // compares and an and-not.
+  std::vector<llvm::Constant*> lanes;
+  for (int i = 0; i < W_; ++i) lanes.push_back(b_.getInt64(i));
+  llvm::Value* from_lo = b_.CreateSub(llvm::ConstantVector::get(lanes), b_.CreateVectorSplat(unsigned(W_), lo));
+  return b_.CreateICmpULT(from_lo, b_.CreateVectorSplat(unsigned(W_), b_.CreateSub(hi, lo)));
+}
+
 void GemmEmitter::prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality) {
   for (int v = 0; v < vectors; v += std::max(1, 16 / W_))  // one per 64-byte line
     b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},

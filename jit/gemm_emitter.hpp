@@ -38,6 +38,7 @@ class GemmEmitter {
   // needs; the builder is left at its entry block.
   llvm::Function* begin_function(const std::string& name, const std::vector<llvm::Type*>& args);
   llvm::Value* lane_mask(llvm::Value* valid_lanes);  // <W x i1>: the lanes below valid_lanes
+  llvm::Value* lane_range_mask(llvm::Value* lo, llvm::Value* hi);  // <W x i1>: lanes in [lo, hi)
   // Prefetches the cache lines of `vectors` vectors from `row`, for reading or writing, into
   // L1 (locality 3) or L2 (locality 2).
   void prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality);

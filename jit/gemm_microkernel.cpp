@@ -21,7 +21,8 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
     loads.push_back(below_cols);
     // Only a tile on B read in place moves left (packed panels are padded instead).
     stores.push_back(s.pack_b ? below_cols
-                              : b_.CreateAnd(below_cols, b_.CreateNot(lane_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_))))));
+                              : lane_range_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_)),
+                                                b_.CreateSub(cols, i64(int64_t(v) * W_))));
   }
   std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
   emit_k_loop(s, a, b, kb, c, loads, acc);
