@@ -39,6 +39,8 @@ class GemmEmitter {
   llvm::Function* begin_function(const std::string& name, const std::vector<llvm::Type*>& args);
   llvm::Value* lane_mask(llvm::Value* valid_lanes);  // <W x i1>: the lanes below valid_lanes
   llvm::Value* lane_range_mask(llvm::Value* lo, llvm::Value* hi);  // <W x i1>: lanes in [lo, hi)
+  llvm::Value* lane_numbers();                                     // <W x i32>: 0, 1, ..., W-1
+  llvm::Value* clamped_count(llvm::Value* count, bool at_least_zero);  // i64 → i32, at most W
   // Prefetches the cache lines of `vectors` vectors from `row`, for reading or writing, into
   // L1 (locality 3) or L2 (locality 2).
   void prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality);
