@@ -33,6 +33,9 @@ class Walk {
     a_pack_ = args.workspace;
     b_pack_ = args.workspace + gemm_packed_a_floats(w_, g_);
     padded_n_ = (w_.n + g_.nr - 1) / g_.nr * g_.nr;
+    // B read in place: a tile at the N edge moves left to end at the last column and leaves
+    // the columns of the tile before it alone, so that its loads of B stay whole.
+    edge_moves_left_ = !g_.pack_b && !tile_masks_b(w_, g_);
   }
 
   void level(int depth) {
@@ -98,9 +101,7 @@ class Walk {
     const auto [pc, kb] = blk_[K];
     const int64_t top = row - skip, cols = std::min<int64_t>(g_.nr, w_.n - col);
     const float* a_tile = g_.pack_a ? a_pack_ + ir * kb : args_.a + top * w_.lda + pc;
-    // B read in place: a tile at the N edge moves left to end at the last column and leaves
-    // the columns of the tile before it alone, so that its loads of B stay whole.
-    const int64_t left = !g_.pack_b && !tile_masks_b(w_, g_) && cols < g_.nr ? g_.nr - cols : 0;
+    const int64_t left = edge_moves_left_ && cols < g_.nr ? g_.nr - cols : 0;
     k_.tile(a_tile, b_tile - left, args_.c + top * w_.ldc + col - left, kb, pc == 0, cols + left, skip, left);
     if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, g_.mr - skip, cols);
   }
@@ -120,6 +121,7 @@ class Walk {
   float* b_pack_;
   int64_t padded_n_;  // N rounded up to whole nr panels: the row length of a whole packed B
   bool a_packed_ = false, b_packed_ = false;
+  bool edge_moves_left_;
 };
 
 }  // namespace
