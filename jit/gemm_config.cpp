@@ -68,8 +68,7 @@ Space gemm_space(const Workload& w, const Target& t) {
   return Space(knobs_for(t), [w, vec, regs](const Config& c) {
     GemmConfig g = GemmConfig::from(c);
     const int nv = g.nr / vec;
-    // Accumulators, one row of B and the broadcast A value must all live in registers.
-    if (g.mr * nv + nv + 1 > regs) return false;
+    if (!tile_fits_registers(g.mr, nv, regs)) return false;
     // The tile at the M edge moves up to end at the last row: it needs mr rows to exist.
     if (g.mr > w.m) return false;
     if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;

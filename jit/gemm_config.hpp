@@ -47,6 +47,10 @@ inline constexpr int kGemmTemplateVersion = 5;
 
 Space gemm_space(const Workload& w, const Target& t);
 
+// A register tile of mr rows × nv vectors: its accumulators, one row of B and the broadcast A
+// value must all live in the `registers` vector registers.
+inline bool tile_fits_registers(int mr, int nv, int registers) { return mr * nv + nv + 1 <= registers; }
+
 // Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns).
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c);
 

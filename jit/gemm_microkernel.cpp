@@ -6,6 +6,7 @@
 #include <string>
 
 #include "jit/gemm_emitter.hpp"
+#include "jit/ir_loops.hpp"
 
 namespace livetune {
 
@@ -34,8 +35,8 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
                               const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc) {
   // Packed A: a(i, p) at a[p·mr + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
   // zero-padded to full vectors; unpacked: b[p·ldb], whole vectors (the tile at the N edge
-  // moves left) unless B is narrower than the tile. Masks in the loop took mask registers:
-  // with 8 vectors a row LLVM spilled them and reloaded one before every load.
+  // moves left) unless B is narrower than the tile. Masks in the loop take mask registers
+  // (tried with 8 vectors a row: LLVM spilled them and reloaded one before every load).
   const int64_t a_row = s.pack_a ? 1 : s.lda;
   const int64_t a_k = s.pack_a ? s.rows : 1;
   const int64_t b_k = s.pack_b ? s.nr : s.ldb;
@@ -75,15 +76,10 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
   // A branch in the loop rather than a loop of its own: a second copy of the loop doubled
   // the compile time of the tile.
   auto prefetch_c = [&](llvm::Value* p, llvm::Value* bound, int unroll) {
-    llvm::Function* f = b_.GetInsertBlock()->getParent();
-    auto* now = llvm::BasicBlock::Create(ctx_, "cpf", f);
-    auto* next = llvm::BasicBlock::Create(ctx_, "cpf.done", f);
     llvm::Value* left = b_.CreateSub(b_.CreateSub(bound, i64(s.prefetch_c)), p);
-    b_.CreateCondBr(b_.CreateICmpULT(left, i64(unroll)), now, next);
-    b_.SetInsertPoint(now);
-    for (int r = 0; r < rows; ++r) prefetch_vectors(f32_ptr(c, int64_t(r) * s.ldc), nv, true, 3);
-    b_.CreateBr(next);
-    b_.SetInsertPoint(next);
+    ir::emit_if(b_, b_.CreateICmpULT(left, i64(unroll)), [&] {
+      for (int r = 0; r < rows; ++r) prefetch_vectors(f32_ptr(c, int64_t(r) * s.ldc), nv, true, 3);
+    });
   };
 
   // Emits a loop over p in [start, bound) stepping `unroll`, with the accumulators as phis.

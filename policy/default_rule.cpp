@@ -55,7 +55,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     const int nv = g.nr / vec;
     g.mr = 1;
     for (int mr : knob(space, "mr").values)
-      if (mr <= w.m && mr * nv + nv + 1 <= t.vector_registers()) g.mr = std::max(g.mr, mr);
+      if (mr <= w.m && tile_fits_registers(mr, nv, t.vector_registers())) g.mr = std::max(g.mr, mr);
   }
   // K in one block when it is short (no second pass over C); else blocks that fit L1 with the
   // tile's rows of A.
