@@ -205,6 +205,41 @@ TEST(GemmCorrectness, InPlaceBEdgeTile) {
   }
 }
 
+// B read in place from a buffer at any offset from a cache line: on wide B the tiles start
+// where the lines of B start, after one tile that writes only the columns before them; the
+// last tile of every range moves left. Each offset, whole and split into ranges, with bias,
+// GELU and C accumulated into.
+TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
+  const int v = Target::host().vector_floats();
+  Workload w = epi(mm(5, 48 * v + 7, 33), true, kGelu, 1.0f);
+  w.ldb = w.n + 16 - w.n % 16;  // rows a whole number of lines apart: one misalignment for all
+  const Problem p(w, w.hash());
+  for (const char* split : {"m", "n"}) {
+    const Config c = gemm_space(w, Target::host())
+                         .parse("mr=4 nr=" + std::to_string(v) +
+                                " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
+                                "prefetch_c=0 order=nkm split=" +
+                                split + " tiles=nm");
+    SCOPED_TRACE(describe(w, &c));
+    const KernelPtr k = compile_gemm(w, c);
+    AlignedFloats b(int64_t(p.b.size()) + 16);
+    for (int offset = 0; offset < 16; ++offset) {
+      std::copy(p.b.begin(), p.b.end(), b.get() + offset);
+      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
+        std::vector<float> got = p.c0;
+        for (int64_t part = 0; part < pieces; ++part) {
+          AlignedFloats ws(k->workspace_floats);
+          k->run(GemmArgs{p.a.data(), b.get() + offset, got.data(), p.bias_ptr(), ws.get(),
+                          k->tiles * part / pieces, k->tiles * (part + 1) / pieces});
+        }
+        const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
+        EXPECT_TRUE(diff.empty()) << "B at " << offset << " floats from a line, " << pieces << " tile ranges:\n"
+                                  << diff;
+      }
+    }
+  }
+}
+
 // The shapes above must keep covering what this file promises.
 TEST(GemmCorrectnessCoverage, ShapesCoverEveryEdge) {
   const auto all = shapes();
