@@ -16,7 +16,7 @@
 #include "runtime/executor.hpp"
 #include "sampler/compile_batch.hpp"
 #include "tools/livetune/args.hpp"
-#include "tools/livetune/bandwidth.hpp"
+#include "tools/measure/bandwidth.hpp"
 #include "tools/livetune/commands.hpp"
 #include "tools/livetune/dispatch_cost.hpp"
 #include "tools/livetune/fma_peak.hpp"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-namespace livetune::cli {
+namespace livetune {
 
 class ReadProbe {
  public:
@@ -27,4 +27,4 @@ class ReadProbe {
 // GFLOP/s a workload cannot exceed if its operands cross memory once at `gbs`.
 double memory_roof_gflops(double flops, double bytes, double gbs);
 
-}  // namespace livetune::cli
+}  // namespace livetune

@@ -1,4 +1,4 @@
-#include "tools/livetune/bandwidth.hpp"
+#include "tools/measure/bandwidth.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,7 +10,7 @@
 
 #include "runtime/isa_dispatch.hpp"
 
-namespace livetune::cli {
+namespace livetune {
 namespace {
 
 typedef float V16 __attribute__((vector_size(64)));
@@ -66,4 +66,4 @@ void ReadProbe::run() {
 
 double memory_roof_gflops(double flops, double bytes, double gbs) { return flops / (bytes / (gbs * 1e9)) / 1e9; }
 
-}  // namespace livetune::cli
+}  // namespace livetune
