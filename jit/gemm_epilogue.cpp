@@ -28,27 +28,31 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
     alloca->setAlignment(llvm::Align(16));  // the stack's own: no realignment in the prologue
     scratch = alloca;
   }
+  // K in one block with beta = 0: C is only written (half the tile's update on a 64³ GEMM).
+  const bool write_only = s.one_k_block && s.beta == 0.0f;
   llvm::Value* zeros = nullptr;
-  if (s.beta == 0.0f) {
+  if (s.beta == 0.0f && !write_only) {
     auto* g = new llvm::GlobalVariable(*m_, row_type, true, llvm::GlobalValue::PrivateLinkage,
                                        llvm::ConstantAggregateZero::get(row_type), "zeros");
     g->setAlignment(llvm::Align(64));
     zeros = g;
   }
   llvm::Value* scale =
-      zeros ? nullptr
-            : b_.CreateVectorSplat(unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, s.beta),
-                                                                 llvm::ConstantFP::get(f32_, 1.0)));
+      s.beta == 0.0f ? nullptr
+                     : b_.CreateVectorSplat(unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, s.beta),
+                                                                          llvm::ConstantFP::get(f32_, 1.0)));
   for (int r = 0; r < s.rows; ++r) {
     llvm::Value* dst = b_.CreateSelect(b_.CreateICmpSGT(skip, i64(r)), scratch, f32_ptr(c, int64_t(r) * s.ldc));
     llvm::Value* src = zeros ? b_.CreateSelect(first, zeros, dst) : dst;
     for (int v = 0; v < nv; ++v) {
-      llvm::Value* old = b_.CreateMaskedLoad(vec_, f32_ptr(src, int64_t(v) * W_), align, masks[size_t(v)],
-                                             llvm::ConstantAggregateZero::get(vec_));
-      // With beta = 0, f is 0 exactly where C was not read: an add, which leaves the FMA
-      // pipes to the next tile.
-      llvm::Value* x = zeros ? b_.CreateFAdd(old, acc[size_t(r * nv + v)])
-                             : b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, acc[size_t(r * nv + v)]});
+      llvm::Value* x = acc[size_t(r * nv + v)];
+      if (!write_only) {
+        llvm::Value* old = b_.CreateMaskedLoad(vec_, f32_ptr(src, int64_t(v) * W_), align, masks[size_t(v)],
+                                               llvm::ConstantAggregateZero::get(vec_));
+        // With beta = 0, f is 0 exactly where C was not read: an add, which leaves the FMA
+        // pipes to the next tile.
+        x = zeros ? b_.CreateFAdd(old, x) : b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, x});
+      }
       b_.CreateMaskedStore(x, f32_ptr(dst, int64_t(v) * W_), align, masks[size_t(v)]);
     }
   }

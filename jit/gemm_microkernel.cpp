@@ -27,7 +27,7 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   }
   std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
   emit_k_loop(s, a, b, kb, c, loads, acc);
-  emit_store_tile(s, c, b_.CreateICmpNE(first, i64(0)), skip, stores, acc);
+  emit_store_tile(s, c, s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0)), skip, stores, acc);
   b_.CreateRetVoid();
 }
 

@@ -32,6 +32,8 @@ struct TileSpec {
   int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_n = 0, prefetch_c = 0;
   bool pack_a = false, pack_b = false;
   bool tail = false;  // a K step loop after the unrolled one (some K block is not a multiple)
+  // K fits one block: every call is the first, C is not read unless beta != 0.
+  bool one_k_block = false;
   // B read in place and narrower than the tile: loads of B masked (else the N-edge tile
   // moves left and every load is whole).
   bool masked_loads = false;

@@ -39,7 +39,7 @@ TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
   const test::Problem p(w, 3);
   const GemmConfig g = base_config();
   GemmConfig h = g;
-  h.kc = 128, h.mc = 96, h.nc = 128, h.order = LoopOrder::mkn, h.split = Split::n;
+  h.kc = 32, h.mc = 96, h.nc = 128, h.order = LoopOrder::mkn, h.split = Split::n;
 
   KernelPtr first = compile_gemm(w, g.to_config(Target::host()));
   KernelPtr second = compile_gemm(w, h.to_config(Target::host()));
@@ -64,6 +64,14 @@ TEST(PieceCache, WhatTheCodeDependsOnGetsPiecesOfItsOwn) {
   EXPECT_EQ(other_tile->pieces_compiled, 1);
   EXPECT_NE(other_tile->tile, base->tile);
   EXPECT_EQ(other_tile->pack_b, base->pack_b);
+
+  GemmConfig split_k = g;
+  split_k.kc = 32;  // K in two blocks: the tile reads C before its update (one block only writes it)
+  KernelPtr two_blocks = compile_gemm(w, split_k.to_config(Target::host()));
+  EXPECT_EQ(two_blocks->pieces_compiled, 1);
+  EXPECT_NE(two_blocks->tile, base->tile);
+  EXPECT_EQ(two_blocks->pack_a, base->pack_a);
+  expect_correct(*two_blocks, test::Problem(w, 7));
 
   Workload padded = w;
   padded.ldc = 80;  // the tile bakes in the row stride of C
