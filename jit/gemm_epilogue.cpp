@@ -22,7 +22,7 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
   llvm::Function* f = b_.GetInsertBlock()->getParent();
   llvm::Type* row_type = llvm::ArrayType::get(f32_, uint64_t(s.nr));
   llvm::Value* scratch = nullptr;
-  {
+  if (s.skips_rows) {
     llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
     auto* alloca = entry.CreateAlloca(row_type, nullptr, "scratch");
     alloca->setAlignment(llvm::Align(16));  // the stack's own: no realignment in the prologue
@@ -42,7 +42,8 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
                      : b_.CreateVectorSplat(unsigned(W_), b_.CreateSelect(first, llvm::ConstantFP::get(f32_, s.beta),
                                                                           llvm::ConstantFP::get(f32_, 1.0)));
   for (int r = 0; r < s.rows; ++r) {
-    llvm::Value* dst = b_.CreateSelect(b_.CreateICmpSGT(skip, i64(r)), scratch, f32_ptr(c, int64_t(r) * s.ldc));
+    llvm::Value* dst = f32_ptr(c, int64_t(r) * s.ldc);
+    if (s.skips_rows) dst = b_.CreateSelect(b_.CreateICmpSGT(skip, i64(r)), scratch, dst);
     llvm::Value* src = zeros ? b_.CreateSelect(first, zeros, dst) : dst;
     for (int v = 0; v < nv; ++v) {
       llvm::Value* x = acc[size_t(r * nv + v)];

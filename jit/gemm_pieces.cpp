@@ -9,7 +9,7 @@ std::string TileSpec::key() const {
   std::ostringstream s;
   s << "tile rows=" << rows << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch
     << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c << " pack_a=" << pack_a << " pack_b=" << pack_b
-    << " tail=" << tail << " one_k_block=" << one_k_block << " masked_loads=" << masked_loads << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
+    << " tail=" << tail << " one_k_block=" << one_k_block << " skips_rows=" << skips_rows << " masked_loads=" << masked_loads << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
 
@@ -33,6 +33,7 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   const int64_t full = std::min<int64_t>(c.kc, w.k), last = w.k % c.kc;
   t.tail = full % c.unroll != 0 || last % c.unroll != 0;
   t.one_k_block = w.k <= c.kc;
+  t.skips_rows = w.m % c.mr != 0;
   t.masked_loads = tile_masks_b(w, c);
   t.lda = c.pack_a ? 0 : w.lda;
   t.ldb = c.pack_b ? 0 : w.ldb;

@@ -34,6 +34,8 @@ struct TileSpec {
   bool tail = false;  // a K step loop after the unrolled one (some K block is not a multiple)
   // K fits one block: every call is the first, C is not read unless beta != 0.
   bool one_k_block = false;
+  // M is not a multiple of the tile's rows: the edge tile moves up and skips rows.
+  bool skips_rows = false;
   // B read in place and narrower than the tile: loads of B masked (else the N-edge tile
   // moves left and every load is whole).
   bool masked_loads = false;
