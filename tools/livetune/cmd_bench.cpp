@@ -234,6 +234,18 @@ int cmd_bench(const std::vector<std::string>& argv) {
     if (compared && g > best_peer_gflops) best_peer_gflops = g, best_peer = peers[i]->name();
   }
   const double ratio = best_peer_gflops > 0 ? gflops / best_peer_gflops : 0;
+  // Round by round, the best peer's time over ours: samples taken side by side share the
+  // machine's phase, so the spread of these ratios is the uncertainty of `ratio`.
+  Interval ratio_range;
+  if (!best_peer.empty()) {
+    size_t p = 0;
+    while (peers[p]->name() != best_peer) ++p;
+    const std::vector<double>& ours = m[best].samples_s;
+    const std::vector<double>& theirs = m[screened.size() + p].samples_s;
+    std::vector<double> per_round;
+    for (size_t r = 0; r < std::min(ours.size(), theirs.size()); ++r) per_round.push_back(theirs[r] / ours[r]);
+    ratio_range = median_interval(per_round);
+  }
   const double peak = measure_fma_peak_gflops(threads);
   const double roof = std::min(peak, memory_roof_gflops(w.flops(), bytes, bandwidth));
   const double dispatch_ns = measure_dispatch_ns();
@@ -252,7 +264,13 @@ int cmd_bench(const std::vector<std::string>& argv) {
     for (const PeerResult& p : peer_results) j.field(p.name, p.gflops);
     j.end_object();
     if (best_peer.empty()) j.null_field("best_peer").null_field("ratio_to_best_peer");
-    else j.field("best_peer", best_peer).field("ratio_to_best_peer", ratio);
+    else
+      j.field("best_peer", best_peer)
+          .field("ratio_to_best_peer", ratio)
+          .begin_array("ratio_to_best_peer_ci95")
+          .value(ratio_range.lo)
+          .value(ratio_range.hi)
+          .end_array();
     j.begin_array("peers_not_compared");
     for (const PeerResult& p : peer_results)
       if (!p.compared) j.value(p.name);
@@ -281,7 +299,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
   for (const PeerResult& p : peer_results)
     std::printf("%-13s %7.1f GFLOP/s%s\n", p.name.c_str(), p.gflops,
                 p.compared ? "" : "  (B packed once ahead: compare with --constant-b)");
-  if (!best_peer.empty()) std::printf("ratio        %.3fx the best peer (%s)\n", ratio, best_peer.c_str());
+  if (!best_peer.empty())
+    std::printf("ratio        %.3fx the best peer (%s); paired by round, 95%% interval %.3f-%.3f\n", ratio,
+                best_peer.c_str(), ratio_range.lo, ratio_range.hi);
   std::printf("roofline     %.1f GFLOP/s (FMA peak %.1f, read bandwidth %.1f GB/s): livetune at %.0f%%\n", roof, peak,
               bandwidth, 100 * gflops / roof);
   std::printf("dispatch     %.1f ns per call over a direct kernel call\n", dispatch_ns);

@@ -20,6 +20,7 @@ class Json {
   Json& field(const std::string& key, bool value);
   Json& null_field(const std::string& key);
   Json& value(const std::string& v) { return field("", v); }  // an array element
+  Json& value(double v) { return field("", v); }
   std::string str() const { return out_.str(); }
 
   static std::string quote(const std::string& s);

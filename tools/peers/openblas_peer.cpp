@@ -11,7 +11,10 @@ class OpenBlasPeer final : public Peer {
  public:
   std::string name() const override { return "openblas"; }
   std::string detail() const override {
-    return prepared_ ? "cblas_sgemm, " + std::to_string(threads_) + " thread(s)" : "";
+    // The core OpenBLAS picked at load (it falls back to older kernels on CPUs it does not know).
+    return prepared_ ? "cblas_sgemm, core " + std::string(openblas_get_corename()) + ", " + std::to_string(threads_) +
+                           " thread(s)"
+                     : "";
   }
 
   void prepare(const Workload& w, const float* a, const float* b, const float* bias, float* c,
