@@ -89,21 +89,18 @@ class Walk {
     const auto [jc, nb] = blk_[N];
     const auto [pc, kb] = blk_[K];
     const int64_t mr = g_.mr, nr = g_.nr;
-    // Tiles with all mr rows inside M; one more, moved up, covers the rest.
-    const int64_t full_end = std::min(mb, (w_.m - ic) / mr * mr);
+    // Tiles of mr rows, and at the end of M one of the rows left (the edge tile).
     if (g_.tiles == TileOrder::nm) {
       for (int64_t jr = 0; jr < nb; jr += nr) {
         const int64_t col = jc + jr, cols = std::min(nr, nb - jr);
         const float* b_tile = b_panel(pc, kb, col, jr);
-        int64_t ir = 0;
-        for (; ir < full_end; ir += mr) run_tile(ic + ir, ir, col, cols, b_tile, 0);
-        if (ir < mb) run_tile(ic + ir, ir, col, cols, b_tile, ic + ir + mr - w_.m);
+        for (int64_t ir = 0; ir < mb; ir += mr) run_tile(ic + ir, ir, std::min(mr, mb - ir), col, cols, b_tile);
       }
     } else {
       for (int64_t ir = 0; ir < mb; ir += mr) {
-        const int64_t skip = ir < full_end ? 0 : ic + ir + mr - w_.m;
+        const int64_t rows = std::min(mr, mb - ir);
         for (int64_t jr = 0; jr < nb; jr += nr)
-          run_tile(ic + ir, ir, jc + jr, std::min(nr, nb - jr), b_panel(pc, kb, jc + jr, jr), skip);
+          run_tile(ic + ir, ir, rows, jc + jr, std::min(nr, nb - jr), b_panel(pc, kb, jc + jr, jr));
       }
     }
   }
@@ -114,17 +111,18 @@ class Walk {
                             : b_pack_ + jr * kb;
   }
 
-  // The tile whose first row is `row` (ir within the block) and first column `col`, writing
-  // `cols` columns. A tile that would run past M moves up to end at the last row and skips the
-  // `skip` rows it shares with the tile above (packing moved its A panel up the same way); on
-  // B read in place, one that would run past the end of the columns moves left likewise.
-  void run_tile(int64_t row, int64_t ir, int64_t col, int64_t cols, const float* b_tile, int64_t skip) {
+  // The tile of `rows` rows (mr, or fewer in the edge tile) from `row` (ir within the block)
+  // and `cols` columns from `col`. On B read in place, a tile that would run past the end of
+  // the columns moves left to end at the last one and leaves the columns before `col` alone.
+  void run_tile(int64_t row, int64_t ir, int64_t rows, int64_t col, int64_t cols, const float* b_tile) {
     const auto [pc, kb] = blk_[K];
-    const int64_t top = row - skip;
-    const float* a_tile = g_.pack_a ? a_pack_ + ir * kb : args_.a + top * w_.lda + pc;
+    // Packing moved a short last A panel up to end at the last row: the edge tile's rows are
+    // the last of it.
+    const float* a_tile = g_.pack_a ? a_pack_ + ir * kb + (g_.mr - rows) : args_.a + row * w_.lda + pc;
     const int64_t left = edge_moves_left_ && cols < g_.nr && col + cols == hi_[N] ? g_.nr - cols : 0;
-    k_.tile(a_tile, b_tile - left, args_.c + top * w_.ldc + col - left, kb, pc == 0, cols + left, skip, left);
-    if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, g_.mr - skip, cols);
+    const TileFn tile = rows == g_.mr ? k_.tile : k_.edge_tile;
+    tile(a_tile, b_tile - left, args_.c + row * w_.ldc + col - left, kb, pc == 0, cols + left, left);
+    if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, rows, cols);
   }
 
   void epilogue(float* c_tile, int64_t col, int64_t rows, int64_t cols) {

@@ -8,26 +8,17 @@
 
 namespace livetune {
 
-void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, llvm::Value* skip,
+void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first,
                                   const std::vector<llvm::Value*>& masks, const std::vector<llvm::Value*>& acc) {
   const llvm::Align align(4);
   const int nv = s.nr / W_;
 
   // One straight-line update, no branches (a second path doubled the tile's compile time):
-  // C = acc + f·C with f = beta on the first K block and 1 after it. Which rows are read and
-  // written is decided per row by the pointer, not per vector by a mask (a tile's worth of
-  // mask arithmetic cost ~4% on a 64³ GEMM): skipped rows, which belong to the tile above,
-  // go to a scratch row on the stack; with beta = 0 the first block reads a row of zeros
-  // instead of C (which may hold NaN). Masks only cut the N edge.
-  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  // C = acc + f·C with f = beta on the first K block and 1 after it. With beta = 0 the first
+  // block reads a row of zeros instead of C (which may hold NaN), chosen per row by the
+  // pointer rather than per vector by a mask (a tile's worth of mask arithmetic cost ~4% on
+  // a 64³ GEMM). Masks only cut the N edge.
   llvm::Type* row_type = llvm::ArrayType::get(f32_, uint64_t(s.nr));
-  llvm::Value* scratch = nullptr;
-  if (s.skips_rows) {
-    llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
-    auto* alloca = entry.CreateAlloca(row_type, nullptr, "scratch");
-    alloca->setAlignment(llvm::Align(16));  // the stack's own: no realignment in the prologue
-    scratch = alloca;
-  }
   // K in one block with beta = 0: C is only written (half the tile's update on a 64³ GEMM).
   const bool write_only = s.one_k_block && s.beta == 0.0f;
   llvm::Value* zeros = nullptr;
@@ -43,7 +34,6 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
                                                                           llvm::ConstantFP::get(f32_, 1.0)));
   for (int r = 0; r < s.rows; ++r) {
     llvm::Value* dst = f32_ptr(c, int64_t(r) * s.ldc);
-    if (s.skips_rows) dst = b_.CreateSelect(b_.CreateICmpSGT(skip, i64(r)), scratch, dst);
     llvm::Value* src = zeros ? b_.CreateSelect(first, zeros, dst) : dst;
     for (int v = 0; v < nv; ++v) {
       llvm::Value* x = acc[size_t(r * nv + v)];

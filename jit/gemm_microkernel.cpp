@@ -11,10 +11,9 @@
 namespace livetune {
 
 void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
-  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_});
+  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_});
   auto arg = f->arg_begin();
-  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip = arg++,
-              *skip_cols = arg++;
+  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++;
   const int nv = s.nr / W_;
   std::vector<llvm::Value*> loads, stores;  // lanes of each vector of the tile's width read / written
   for (int v = 0; v < nv; ++v) {
@@ -27,18 +26,18 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   }
   std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
   emit_k_loop(s, a, b, kb, c, loads, acc);
-  emit_store_tile(s, c, s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0)), skip, stores, acc);
+  emit_store_tile(s, c, s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0)), stores, acc);
   b_.CreateRetVoid();
 }
 
 void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb, llvm::Value* c,
                               const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc) {
-  // Packed A: a(i, p) at a[p·mr + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
+  // Packed A: a(i, p) at a[p·a_panel + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
   // zero-padded to full vectors; unpacked: b[p·ldb], whole vectors (the tile at the N edge
   // moves left) unless B is narrower than the tile. Masks in the loop take mask registers
   // (tried with 8 vectors a row: LLVM spilled them and reloaded one before every load).
   const int64_t a_row = s.pack_a ? 1 : s.lda;
-  const int64_t a_k = s.pack_a ? s.rows : 1;
+  const int64_t a_k = s.pack_a ? s.a_panel : 1;
   const int64_t b_k = s.pack_b ? s.nr : s.ldb;
   const int nv = s.nr / W_, rows = s.rows;
   const llvm::Align b_align(s.pack_b ? size_t(W_) * 4 : 4);

@@ -13,8 +13,8 @@ void GemmEmitter::emit_pack_a(const PackASpec& s, const std::string& name) {
   auto arg = f->arg_begin();
   llvm::Value *src = arg++, *dst = arg++, *mb = arg++, *kb = arg++;
   ir::emit_for(b_, i64(0), mb, s.mr, [&](llvm::Value* ir_) {
-    // A short last panel starts higher up, at mb - mr: the tile at the M edge reads mr real
-    // rows and skips storing the ones above its own.
+    // A short last panel starts higher up, at mb - mr, so that it holds mr real rows; the
+    // edge tile reads the last of them.
     llvm::Value* top = ir::smin(b_, ir_, b_.CreateSub(mb, i64(s.mr)));
     llvm::Value* panel = f32_ptr(dst, b_.CreateMul(ir_, kb));
     ir::emit_for(b_, i64(0), i64(s.mr), 1, [&](llvm::Value* i) {

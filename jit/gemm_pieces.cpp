@@ -7,9 +7,9 @@ namespace livetune {
 
 std::string TileSpec::key() const {
   std::ostringstream s;
-  s << "tile rows=" << rows << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch
+  s << "tile rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch
     << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c << " pack_a=" << pack_a << " pack_b=" << pack_b
-    << " tail=" << tail << " one_k_block=" << one_k_block << " skips_rows=" << skips_rows << " masked_loads=" << masked_loads << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
+    << " tail=" << tail << " one_k_block=" << one_k_block << " masked_loads=" << masked_loads << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
 
@@ -29,16 +29,27 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll;
   t.prefetch = c.prefetch, t.prefetch_n = c.prefetch_n, t.prefetch_c = c.prefetch_c;
   t.pack_a = c.pack_a, t.pack_b = c.pack_b;
+  t.a_panel = c.pack_a ? c.mr : 0;
   // K blocks are kc long but the last (K mod kc); the tail loop only if one of them needs it.
   const int64_t full = std::min<int64_t>(c.kc, w.k), last = w.k % c.kc;
   t.tail = full % c.unroll != 0 || last % c.unroll != 0;
   t.one_k_block = w.k <= c.kc;
-  t.skips_rows = w.m % c.mr != 0;
   t.masked_loads = tile_masks_b(w, c);
   t.lda = c.pack_a ? 0 : w.lda;
   t.ldb = c.pack_b ? 0 : w.ldb;
   t.ldc = w.ldc;
   t.beta = w.beta == 0.0f ? 0.0f : w.beta;  // one key for -0 and +0
+  return t;
+}
+
+bool has_edge_tile(const Workload& w, const GemmConfig& c) { return w.m % c.mr != 0; }
+
+TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c) {
+  TileSpec t = tile_spec(w, c);
+  t.rows = int(w.m % c.mr);
+  // It runs one tile in ceil(M / mr): not unrolled, its compile costs a fraction of the main
+  // tile's.
+  t.unroll = 1, t.tail = false;
   return t;
 }
 

@@ -30,7 +30,7 @@ void expect_correct(const Kernel& k, const test::Problem& p) {
 }
 
 TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
-  // M = 100 is not a multiple of 6: the edge tile shares the code of the others too.
+  // M = 100 is not a multiple of 6: the 4 rows left have an edge tile, shared too.
   const Workload w = [] {
     Workload x = Workload::matmul(100, 70, 128);
     x.bias = true, x.act = ActivationKind::relu;
@@ -43,9 +43,11 @@ TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
 
   KernelPtr first = compile_gemm(w, g.to_config(Target::host()));
   KernelPtr second = compile_gemm(w, h.to_config(Target::host()));
-  EXPECT_EQ(first->pieces_compiled, 4);  // tile, pack A, pack B, epilogue
+  EXPECT_EQ(first->pieces_compiled, 5);  // tile, edge tile, pack A, pack B, epilogue
   EXPECT_EQ(second->pieces_compiled, 0);
   EXPECT_EQ(first->tile, second->tile);
+  ASSERT_NE(first->edge_tile, nullptr);
+  EXPECT_EQ(first->edge_tile, second->edge_tile);
   EXPECT_EQ(first->pack_a, second->pack_a);
   EXPECT_EQ(first->pack_b, second->pack_b);
   EXPECT_EQ(first->epilogue, second->epilogue);
@@ -54,6 +56,8 @@ TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
 }
 
 TEST(PieceCache, WhatTheCodeDependsOnGetsPiecesOfItsOwn) {
+  // 64 rows are 10 tiles of 6 and an edge tile of 4, which is not unrolled: a change of the
+  // unroll compiles the main tile only, the others both.
   const Workload w = Workload::matmul(64, 64, 64);
   const GemmConfig g = base_config();
   KernelPtr base = compile_gemm(w, g.to_config(Target::host()));
@@ -63,20 +67,22 @@ TEST(PieceCache, WhatTheCodeDependsOnGetsPiecesOfItsOwn) {
   KernelPtr other_tile = compile_gemm(w, unrolled.to_config(Target::host()));
   EXPECT_EQ(other_tile->pieces_compiled, 1);
   EXPECT_NE(other_tile->tile, base->tile);
+  EXPECT_EQ(other_tile->edge_tile, base->edge_tile);
   EXPECT_EQ(other_tile->pack_b, base->pack_b);
 
   GemmConfig split_k = g;
   split_k.kc = 32;  // K in two blocks: the tile reads C before its update (one block only writes it)
   KernelPtr two_blocks = compile_gemm(w, split_k.to_config(Target::host()));
-  EXPECT_EQ(two_blocks->pieces_compiled, 1);
+  EXPECT_EQ(two_blocks->pieces_compiled, 2);
   EXPECT_NE(two_blocks->tile, base->tile);
+  EXPECT_NE(two_blocks->edge_tile, base->edge_tile);
   EXPECT_EQ(two_blocks->pack_a, base->pack_a);
   expect_correct(*two_blocks, test::Problem(w, 7));
 
   Workload padded = w;
   padded.ldc = 80;  // the tile bakes in the row stride of C
   KernelPtr other_c = compile_gemm(padded, g.to_config(Target::host()));
-  EXPECT_EQ(other_c->pieces_compiled, 1);
+  EXPECT_EQ(other_c->pieces_compiled, 2);
   EXPECT_NE(other_c->tile, base->tile);
   expect_correct(*other_c, test::Problem(padded, 4));
 }
