@@ -69,7 +69,8 @@ Space gemm_space(const Workload& w, const Target& t) {
     GemmConfig g = GemmConfig::from(c);
     const int nv = g.nr / vec;
     if (!tile_fits_registers(g.mr, nv, regs)) return false;
-    // The tile at the M edge moves up to end at the last row: it needs mr rows to exist.
+    // A tile taller than M would never run (its edge tile would), and packing moves the last
+    // A panel up to hold mr real rows.
     if (g.mr > w.m) return false;
     if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
     // Unpacked B would be read with a stride of ldb across a row of the tile: always pack it.
