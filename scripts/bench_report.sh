@@ -9,14 +9,11 @@ cd "$(dirname "$0")/.."
 search=${1:-random:300}
 cli=${2:-build/release}/tools/livetune
 extra=("${@:3}")
-unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE  # OpenBLAS reads them at load
-# OpenBLAS 0.3.21 does not know every AVX-512 CPU (Zen 5: family 26) and falls back to its
-# Haswell kernels there, at about half its speed; compare with it at its best.
-core=$(OPENBLAS_VERBOSE=2 "$cli" info 2>&1 | sed -n 's/^Core: //p' | head -1)
-if grep -qw avx512f /proc/cpuinfo && [[ -n $core && ! $core =~ SkylakeX|Cooperlake|SapphireRapids ]]; then
-  export OPENBLAS_CORETYPE=SkylakeX
-  echo "bench_report: OpenBLAS picked core $core on an AVX-512 CPU; measuring it with OPENBLAS_CORETYPE=SkylakeX" >&2
-fi
+unset OPENBLAS_L2_SIZE  # OpenBLAS reads it at load
+# OpenBLAS 0.3.21 does not know every AVX-512 CPU: on Zen 5 (family 26) it picks Haswell in
+# some processes and Cooperlake in others (seen in one session), half or all of its speed.
+# Its SkylakeX, Cooperlake and SapphireRapids cores share one sgemm: measure that one.
+if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; else unset OPENBLAS_CORETYPE; fi
 
 one_thread=(
   "64 64 64" "256 256 256" "512 512 512" "1024 1024 1024" "2048 2048 2048"
