@@ -29,7 +29,8 @@ class GemmEmitter {
  private:
   void emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb, llvm::Value* c,
                    const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc);
-  void emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, const std::vector<llvm::Value*>& masks, const std::vector<llvm::Value*>& acc);
+  void emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, const std::vector<llvm::Value*>& masks,
+                       const std::vector<llvm::Value*>& acc);
   llvm::Value* emit_activation(ActivationKind act, llvm::Value* x);
   llvm::Value* emit_tanh(llvm::Value* x);
 

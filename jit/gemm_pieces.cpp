@@ -7,9 +7,10 @@ namespace livetune {
 
 std::string TileSpec::key() const {
   std::ostringstream s;
-  s << "tile rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll << " prefetch=" << prefetch
-    << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c << " pack_a=" << pack_a << " pack_b=" << pack_b
-    << " tail=" << tail << " one_k_block=" << one_k_block << " masked_loads=" << masked_loads << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
+  s << "tile rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll
+    << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
+    << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
+    << " masked_loads=" << masked_loads << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
 

@@ -34,7 +34,7 @@ struct Kernel {
   Config config;
   GemmConfig gemm;
   TileFn tile = nullptr;
-  TileFn edge_tile = nullptr;     // the last M mod mr rows, when M is not a multiple of mr
+  TileFn edge_tile = nullptr;     // the last M mod mr rows (null when M is a multiple of mr)
   PackAFn pack_a = nullptr;      // with config pack_a only
   PackBFn pack_b = nullptr;      // with config pack_b only
   EpilogueFn epilogue = nullptr;  // with a bias or an activation only
