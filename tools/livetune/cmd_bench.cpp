@@ -221,6 +221,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   const double gflops = w.flops() / m[best].median_s / 1e9;
   std::string best_peer;
   double best_peer_gflops = 0;
+  size_t best_peer_index = 0;  // into peers
   struct PeerResult {
     std::string name;
     double gflops;
@@ -231,17 +232,15 @@ int cmd_bench(const std::vector<std::string>& argv) {
     const double g = w.flops() / m[screened.size() + i].median_s / 1e9;
     const bool compared = constant_b || !peers[i]->packs_b_ahead();
     peer_results.push_back({peers[i]->name(), g, compared});
-    if (compared && g > best_peer_gflops) best_peer_gflops = g, best_peer = peers[i]->name();
+    if (compared && g > best_peer_gflops) best_peer_gflops = g, best_peer = peers[i]->name(), best_peer_index = i;
   }
   const double ratio = best_peer_gflops > 0 ? gflops / best_peer_gflops : 0;
   // Round by round, the best peer's time over ours: samples taken side by side share the
   // machine's phase, so the spread of these ratios is the uncertainty of `ratio`.
   Interval ratio_range;
   if (!best_peer.empty()) {
-    size_t p = 0;
-    while (peers[p]->name() != best_peer) ++p;
     const std::vector<double>& ours = m[best].samples_s;
-    const std::vector<double>& theirs = m[screened.size() + p].samples_s;
+    const std::vector<double>& theirs = m[screened.size() + best_peer_index].samples_s;
     std::vector<double> per_round;
     for (size_t r = 0; r < std::min(ours.size(), theirs.size()); ++r) per_round.push_back(theirs[r] / ours[r]);
     ratio_range = median_interval(per_round);
