@@ -82,16 +82,14 @@ Config Config::parse(std::shared_ptr<const KnobList> knobs, std::string_view tex
   return Config(std::move(knobs), std::move(values));
 }
 
+double Knob::feature(int value) const {
+  if (!labels.empty()) return double(std::find(values.begin(), values.end(), value) - values.begin());
+  return std::log2(1.0 + value);
+}
+
 std::vector<double> Config::features() const {
   std::vector<double> f;
-  for (size_t i = 0; i < values_.size(); ++i) {
-    const Knob& k = (*knobs_)[i];
-    if (!k.labels.empty()) {
-      f.push_back(double(std::find(k.values.begin(), k.values.end(), values_[i]) - k.values.begin()));
-    } else {
-      f.push_back(std::log2(1.0 + values_[i]));
-    }
-  }
+  for (size_t i = 0; i < values_.size(); ++i) f.push_back((*knobs_)[i].feature(values_[i]));
   return f;
 }
 

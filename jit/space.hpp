@@ -18,6 +18,8 @@ struct Knob {
 
   std::string label(int value) const;
   int parse(std::string_view text) const;  // throws std::invalid_argument
+  // The number a model sees for `value`: log2(1 + value) for sizes, the index for enums.
+  double feature(int value) const;
 };
 
 using KnobList = std::vector<Knob>;

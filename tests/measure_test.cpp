@@ -30,39 +30,6 @@ MeasureOptions fast_options() {
   return o;
 }
 
-TEST(Median, OddCountIsTheMiddleValue) { EXPECT_EQ(median({5.0, 1.0, 3.0}), 3.0); }
-
-TEST(Median, EvenCountIsTheMeanOfTheMiddleTwo) { EXPECT_EQ(median({4.0, 1.0, 10.0, 2.0}), 3.0); }
-
-TEST(Median, EmptyAndSingle) {
-  EXPECT_EQ(median({}), 0.0);
-  EXPECT_EQ(median({7.0}), 7.0);
-}
-
-// Coverage 1 - 2 P(B <= r-1), B ~ Bin(n, 1/2): n = 11 gives x(2)..x(10) at 98.8% (x(3)..x(9)
-// would be only 93.5%); n = 5 cannot reach 95% (the whole range covers 93.75%).
-TEST(MedianInterval, OrderStatisticsThatCoverTheMedian) {
-  std::vector<double> eleven{11, 3, 7, 1, 9, 5, 2, 10, 4, 8, 6};
-  Interval i = median_interval(eleven);
-  EXPECT_EQ(i.lo, 2.0);
-  EXPECT_EQ(i.hi, 10.0);
-  Interval wider = median_interval(eleven, 0.99);  // 98.8% is not enough: x(1)..x(11)
-  EXPECT_EQ(wider.lo, 1.0);
-  EXPECT_EQ(wider.hi, 11.0);
-  Interval narrower = median_interval(eleven, 0.9);
-  EXPECT_EQ(narrower.lo, 3.0);
-  EXPECT_EQ(narrower.hi, 9.0);
-}
-
-TEST(MedianInterval, FewValuesGiveTheWholeRange) {
-  Interval i = median_interval({4, 2, 5, 1, 3});
-  EXPECT_EQ(i.lo, 1.0);
-  EXPECT_EQ(i.hi, 5.0);
-  Interval none = median_interval({});
-  EXPECT_EQ(none.lo, 0.0);
-  EXPECT_EQ(none.hi, 0.0);
-}
-
 TEST(CallsPerSample, EnoughCallsToFillTheSample) {
   EXPECT_EQ(calls_per_sample(0.001, 0.02), 20);
   EXPECT_EQ(calls_per_sample(0.003, 0.02), 7);  // 6 calls would last only 18 ms

@@ -53,34 +53,6 @@ bool wait_quiet(const MeasureOptions& o, double& budget_s) {
 
 }  // namespace
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + mid, values.end());
-  if (values.size() % 2 == 1) return values[mid];
-  double upper = values[mid];
-  double lower = *std::max_element(values.begin(), values.begin() + mid);
-  return 0.5 * (lower + upper);
-}
-
-Interval median_interval(std::vector<double> values, double confidence) {
-  if (values.empty()) return {};
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  // below[i] = P(B <= i) for B ~ Binomial(n, 1/2); [x(r), x(n+1-r)] covers the median with
-  // probability 1 - 2 P(B <= r - 1).
-  std::vector<double> below(n + 1);
-  double term = std::pow(0.5, double(n)), sum = 0.0;
-  for (size_t i = 0; i <= n; ++i) {
-    sum += term;
-    below[i] = sum;
-    term *= double(n - i) / double(i + 1);
-  }
-  size_t r = 1;
-  while (2 * (r + 1) <= n + 1 && 1.0 - 2.0 * below[r] >= confidence) ++r;
-  return {values[r - 1], values[n - r]};
-}
-
 int64_t calls_per_sample(double per_call_s, double sample_s) {
   if (!(per_call_s > 0.0)) return 1;
   return std::max<int64_t>(1, int64_t(std::ceil(sample_s / per_call_s)));

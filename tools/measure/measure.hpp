@@ -7,6 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include "sampler/statistics.hpp"  // median, median_interval
+
 namespace livetune {
 
 struct MeasureOptions {
@@ -35,18 +37,6 @@ struct Measurement {
 // Measures every fn; the result is in the order of fns.
 std::vector<Measurement> measure_interleaved(const std::vector<std::function<void()>>& fns,
                                              const MeasureOptions& options = {});
-
-// Median of the values (mean of the middle two for an even count); 0 for none.
-double median(std::vector<double> values);
-
-// A distribution-free confidence interval for the median: the order statistics x(r) and
-// x(n+1-r), with r the largest for which they cover the median with at least `confidence`
-// (from the binomial distribution of how many values fall below it). Too few values for that
-// confidence give the whole range; none give {0, 0}.
-struct Interval {
-  double lo = 0.0, hi = 0.0;
-};
-Interval median_interval(std::vector<double> values, double confidence = 0.95);
 
 // Calls per sample for a function taking per_call_s: enough to last sample_s, at least one.
 int64_t calls_per_sample(double per_call_s, double sample_s);
