@@ -1,6 +1,9 @@
 #include "runtime/dispatcher.hpp"
 
 #include <array>
+#include <chrono>
+
+#include <tbb/tbb_allocator.h>
 
 #include "jit/compile.hpp"
 #include "jit/log.hpp"
@@ -33,10 +36,15 @@ const char* phase_name(int p) {
 
 }  // namespace
 
-Dispatcher::Dispatcher(int threads, int compile_threads)
+Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tuning)
     : id_(next_dispatcher_id.fetch_add(1)),
+      tuning_(tuning),
       executor_(threads),
       compiles_(compile_threads) {
+  // TBB's allocator (the workload map's) loads libtbbmalloc at its first use, a millisecond or
+  // two: here rather than in the first call of the first workload.
+  tbb::tbb_allocator<char> allocator;
+  allocator.deallocate(allocator.allocate(1), 1);
   // The first workload's kernel should not wait for LLVM's own start-up.
   compiles_.post([] {
     try {
@@ -54,20 +62,73 @@ Dispatcher::~Dispatcher() = default;
 void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
                         const std::shared_ptr<ConstantOperand>& constant_b) {
   State* s = find(w);
-  if (!s) s = add(w);
-  const Kernel* k = s->kernel.load(std::memory_order_acquire);
+  if (!s) {
+    auto [added, inserted] = add(w);
+    // The workload's first call runs the built-in kernel before its compile starts, so that
+    // the compile does not share the machine with it.
+    builtin_matmul(w, a, b, bias, c);
+    if (inserted && w.k > 0) compile_in_background(added);
+    return;
+  }
+  const Kernel* k = s->live.incumbent.load(std::memory_order_acquire);
   if (!k || w.k == 0) {
     builtin_matmul(w, a, b, bias, c);
     return;
   }
-  const float* b_packed = nullptr;
-  if (constant_b && k->pack_b) {
-    const ConstantOperand::Lookup found = constant_b->find(*k);
-    b_packed = found.data;
-    // Kernels live as long as the dispatcher, and the queue finishes its jobs before it dies.
-    if (found.to_pack) compiles_.post([op = constant_b, p = found.to_pack, k] { op->pack(p, *k); });
+  if (s->live.tuning.load(std::memory_order_acquire)) {
+    tuning_call(*s, *k, a, b, bias, c, constant_b);
+    return;
   }
-  executor_.run(*k, a, b, bias, c, b_packed);
+  run(*k, a, b, bias, c, constant_b);
+}
+
+void Dispatcher::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+                     const std::shared_ptr<ConstantOperand>& constant_b) {
+  const float* b_packed = nullptr;
+  if (constant_b && k.pack_b) {
+    const ConstantOperand::Lookup found = constant_b->find(k);
+    b_packed = found.data;
+    // A kernel outlives the jobs that use it: the queue finishes its jobs before the
+    // dispatcher (and its sessions) die, and a dropped candidate waits for its last caller.
+    if (found.to_pack) compiles_.post([op = constant_b, p = found.to_pack, kp = &k] { op->pack(p, *kp); });
+  }
+  executor_.run(k, a, b, bias, c, b_packed);
+}
+
+void Dispatcher::tuning_call(State& s, const Kernel& incumbent, const float* a, const float* b, const float* bias,
+                             float* c, const std::shared_ptr<ConstantOperand>& constant_b) {
+  // Sequentially consistent, as the session's store of wake_at and load of calls (on x86 the
+  // same instructions as relaxed ones).
+  const uint64_t n = s.live.calls.fetch_add(1, std::memory_order_seq_cst) + 1;
+  if (n == s.live.wake_at.load(std::memory_order_seq_cst)) request_step(s);
+  if (Trial* t = s.live.trial.load(std::memory_order_acquire); t && t->enter()) {
+    if (const Trial::Slot slot = t->take(); slot.kernel) {
+      const auto start = std::chrono::steady_clock::now();
+      run(*slot.kernel, a, b, bias, c, constant_b);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const bool last = t->record(slot.index, seconds);
+      t->leave();
+      if (last) request_step(s);
+      return;
+    }
+    t->leave();
+  }
+  run(incumbent, a, b, bias, c, constant_b);
+}
+
+void Dispatcher::request_step(State& s) {
+  if (s.step_requests.fetch_add(1, std::memory_order_acq_rel) != 0) return;
+  compiles_.post([&s] {
+    int seen;
+    do {
+      seen = s.step_requests.load(std::memory_order_acquire);
+      try {
+        s.session->step();
+      } catch (const std::exception& e) {
+        log(LogLevel::error, "'" + s.workload.text() + "': tuning step failed: " + e.what());
+      }
+    } while (s.step_requests.fetch_sub(seen, std::memory_order_acq_rel) != seen);
+  });
 }
 
 Dispatcher::State* Dispatcher::find(const Workload& w) {
@@ -79,11 +140,9 @@ Dispatcher::State* Dispatcher::find(const Workload& w) {
   return it->second.get();
 }
 
-Dispatcher::State* Dispatcher::add(const Workload& w) {
+std::pair<Dispatcher::State*, bool> Dispatcher::add(const Workload& w) {
   auto [it, inserted] = states_.emplace(w, std::make_unique<State>(w));
-  State* s = it->second.get();
-  if (inserted && w.k > 0) compile_in_background(s);
-  return s;
+  return {it->second.get(), inserted};
 }
 
 void Dispatcher::compile_in_background(State* s) {
@@ -92,14 +151,23 @@ void Dispatcher::compile_in_background(State* s) {
     const Workload& w = s->workload;
     try {
       const Config config = default_gemm_config(w, Target::host(), executor_.threads());
-      const ValidationData data(w, w.hash());
-      Compiled result = std::move(compile_and_validate(data, {config}, 1).front());
+      auto data = std::make_unique<ValidationData>(w, w.hash());
+      Compiled result = std::move(compile_and_validate(*data, {config}, 1).front());
       if (result.kernel) {
-        std::lock_guard<std::mutex> lock(s->mutex);
-        s->owned = result.kernel;
-        s->kernel.store(result.kernel.get(), std::memory_order_release);
-        s->phase = Phase::jit;
+        auto session = std::make_unique<TuningSession>(s->live, result.kernel, std::move(data), tuning_);
+        const bool tune = session->active();
+        {
+          std::lock_guard<std::mutex> lock(s->mutex);
+          s->first = result.kernel;
+          s->live.incumbent.store(result.kernel.get(), std::memory_order_release);
+          s->session = std::move(session);
+          s->phase = Phase::jit;
+        }
         log(LogLevel::info, "'" + w.text() + "': JIT kernel '" + config.text() + "' in use");
+        if (tune) {
+          s->live.tuning.store(true, std::memory_order_release);
+          request_step(*s);
+        }
       } else {
         s->phase = Phase::failed;
         log(LogLevel::warn, "'" + w.text() + "': variant '" + config.text() + "' dropped: " + result.error);
@@ -117,7 +185,8 @@ std::vector<WorkloadSnapshot> Dispatcher::snapshot() const {
   std::vector<WorkloadSnapshot> out;
   for (const auto& [w, s] : states_) {
     std::lock_guard<std::mutex> lock(s->mutex);
-    out.push_back(WorkloadSnapshot{w, phase_name(int(s->phase.load())), s->owned});
+    out.push_back(WorkloadSnapshot{w, phase_name(int(s->phase.load())), s->first,
+                                   s->session ? s->session->report() : TuningReport{}});
   }
   return out;
 }

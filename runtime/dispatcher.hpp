@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jit/kernel.hpp"
@@ -16,18 +17,20 @@
 #include "runtime/compile_queue.hpp"
 #include "runtime/constant_operand.hpp"
 #include "runtime/executor.hpp"
+#include "sampler/session.hpp"
 
 namespace livetune {
 
 struct WorkloadSnapshot {
   Workload workload;
   std::string phase;  // builtin, compiling, jit, failed
-  KernelPtr kernel;
+  KernelPtr first;    // the first JIT kernel
+  TuningReport tuning;  // once there is a JIT kernel
 };
 
 class Dispatcher {
  public:
-  Dispatcher(int threads, int compile_threads);
+  Dispatcher(int threads, int compile_threads, const TuningOptions& tuning = {});
   ~Dispatcher();  // finishes background work
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
@@ -44,17 +47,28 @@ class Dispatcher {
   struct State {
     explicit State(const Workload& w) : workload(w) {}
     const Workload workload;
-    std::atomic<const Kernel*> kernel{nullptr};  // what calls run; null: the built-in kernel
+    LiveTuning live;  // live.incumbent null: calls run the built-in kernel
     std::atomic<Phase> phase{Phase::builtin};
-    mutable std::mutex mutex;  // guards `owned`; never taken on the call path
-    KernelPtr owned;
+    std::atomic<int> step_requests{0};
+    mutable std::mutex mutex;  // guards `first` and `session`; never taken on the call path
+    KernelPtr first;
+    std::unique_ptr<TuningSession> session;
   };
 
   State* find(const Workload& w);
-  State* add(const Workload& w);
+  std::pair<State*, bool> add(const Workload& w);  // the state, and whether this call made it
   void compile_in_background(State* s);
+  void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+           const std::shared_ptr<ConstantOperand>& constant_b);
+  // A call while the workload is tuning: counted, and run in a trial's slot if one is free.
+  void tuning_call(State& s, const Kernel& incumbent, const float* a, const float* b, const float* bias, float* c,
+                   const std::shared_ptr<ConstantOperand>& constant_b);
+  // Steps the workload's session on the background queue; requests made while a step runs
+  // are served by one more step.
+  void request_step(State& s);
 
   const uint64_t id_;
+  const TuningOptions tuning_;
   Executor executor_;
   tbb::concurrent_unordered_map<Workload, std::unique_ptr<State>, WorkloadHash> states_;
   CompileQueue compiles_;  // last: its destructor finishes jobs that use the members above

@@ -34,7 +34,9 @@ Interval median_interval(std::vector<double> values, double confidence) {
 }
 
 Verdict race(const std::vector<double>& ratios, double margin, double confidence) {
-  if (ratios.empty()) return Verdict::undecided;
+  // Below this many pairs even the whole range covers the median with less than `confidence`
+  // (1 - 2·0.5^n): no verdict, however the few ratios look.
+  if (1.0 - 2.0 * std::pow(0.5, double(ratios.size())) < confidence) return Verdict::undecided;
   const Interval i = median_interval(ratios, confidence);
   if (i.hi < 1.0 - margin) return Verdict::faster;
   if (i.lo > 1.0) return Verdict::slower;

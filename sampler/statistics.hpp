@@ -22,7 +22,8 @@ Interval median_interval(std::vector<double> values, double confidence = 0.95);
 // Racing a candidate against the incumbent on pairs of calls taken side by side: `ratios` are
 // candidate time / incumbent time, one per pair. faster: with `confidence`, the median ratio
 // is below 1 - margin; slower: it is above 1 (the candidate can be dropped early); else
-// undecided (more pairs, or give up at a bound of the caller's).
+// undecided (more pairs, or give up at a bound of the caller's). Too few pairs for the
+// confidence (6 for 95%) are always undecided.
 enum class Verdict { undecided, faster, slower };
 Verdict race(const std::vector<double>& ratios, double margin, double confidence = 0.95);
 

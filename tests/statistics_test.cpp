@@ -53,10 +53,20 @@ TEST(Race, FasterOnlyWhenTheWholeIntervalIsBelowTheMargin) {
 
 TEST(Race, SlowerWhenTheWholeIntervalIsAboveOne) {
   EXPECT_EQ(race({1.2, 1.3, 1.1, 1.25, 1.4, 1.3, 1.2, 1.15, 1.3, 1.2, 0.95}, 0.02), Verdict::slower);
-  // Five pairs give the whole range: one pair below 1 keeps it undecided.
-  EXPECT_EQ(race({1.2, 1.3, 1.1, 1.25, 1.4}, 0.02), Verdict::slower);
-  EXPECT_EQ(race({1.2, 1.3, 0.99, 1.25, 1.4}, 0.02), Verdict::undecided);
+  // Six pairs give the whole range (it covers the median with 1 - 2/64 > 95%): one pair below
+  // 1 keeps it undecided.
+  EXPECT_EQ(race({1.2, 1.3, 1.1, 1.25, 1.4, 1.2}, 0.02), Verdict::slower);
+  EXPECT_EQ(race({1.2, 1.3, 0.99, 1.25, 1.4, 1.2}, 0.02), Verdict::undecided);
+}
+
+TEST(Race, TooFewPairsForTheConfidenceNeverDecide) {
+  // Five pairs cover the median with only 1 - 2/32 < 95%, one pair with nothing: a single
+  // lucky pair must not promote a candidate.
+  EXPECT_EQ(race({1.2, 1.3, 1.1, 1.25, 1.4}, 0.02), Verdict::undecided);
+  EXPECT_EQ(race({0.5}, 0.02), Verdict::undecided);
+  EXPECT_EQ(race({2.0}, 0.02), Verdict::undecided);
   EXPECT_EQ(race({}, 0.02), Verdict::undecided);
+  EXPECT_EQ(race({0.5, 0.5, 0.5}, 0.02, 0.7), Verdict::faster) << "three pairs cover it with 75%";
 }
 
 }  // namespace

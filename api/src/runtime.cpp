@@ -17,6 +17,18 @@ int resolve_threads(int requested, const char* name) {
   return requested ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+TuningOptions tuning_options(const RuntimeOptions& o) {
+  if (!(o.exploration_budget >= 0.0 && o.exploration_budget <= 1.0))
+    throw Error("options.exploration_budget",
+                "Runtime: argument 'options.exploration_budget': expected a share in [0, 1], got " +
+                    std::to_string(o.exploration_budget));
+  TuningOptions t;
+  t.enabled = o.tuning;
+  t.budget = o.exploration_budget;
+  t.seed = o.seed;
+  return t;
+}
+
 // LLVM's code generator recurses deeply: give pool threads generous stacks. Process-wide,
 // set before the first pool thread starts.
 void reserve_deep_stacks() {
@@ -37,7 +49,8 @@ const TensorView& ConstantMatrix::view() const { return impl_->view; }
 
 struct Runtime::Impl {
   explicit Impl(const RuntimeOptions& o)
-      : dispatcher(resolve_threads(o.threads, "options.threads"), resolve_threads(o.compile_threads, "options.compile_threads")) {}
+      : dispatcher(resolve_threads(o.threads, "options.threads"), resolve_threads(o.compile_threads, "options.compile_threads"),
+                   tuning_options(o)) {}
   Dispatcher dispatcher;
 };
 
@@ -74,9 +87,19 @@ std::vector<WorkloadInfo> Runtime::workloads() const {
     WorkloadInfo info;
     info.workload = s.workload.text();
     info.state = s.phase;
-    if (s.kernel) {
-      info.config = s.kernel->config.text();
-      info.compile_ms = s.kernel->compile_ms;
+    if (s.first) {
+      const TuningReport& t = s.tuning;
+      info.config = t.incumbent_config;
+      info.compile_ms = s.first->compile_ms;
+      info.tuning = t.state;
+      info.first_config = s.first->config.text();
+      info.tuning_calls = t.calls;
+      info.calls_to_settle = t.calls_to_settle;
+      info.proposed = t.proposed, info.compiled = t.compiled, info.validated = t.validated;
+      info.measured = t.measured, info.rejected = t.rejected, info.promoted = t.promoted;
+      info.kernel_us = t.incumbent_s * 1e6;
+      info.first_kernel_us = t.first_s * 1e6;
+      info.exploration_overhead = t.total_s > 0 ? t.overhead_s / t.total_s : 0.0;
     }
     out.push_back(std::move(info));
   }

@@ -21,6 +21,7 @@
 #include "tools/livetune/dispatch_cost.hpp"
 #include "tools/livetune/fma_peak.hpp"
 #include "tools/livetune/json.hpp"
+#include "tools/livetune/offline_search.hpp"
 #include "tools/livetune/workload_flags.hpp"
 #include "tools/measure/measure.hpp"
 #include "tools/peers/peer.hpp"
@@ -28,36 +29,7 @@
 namespace livetune::cli {
 namespace {
 
-// A one-call screen, then the best kRunnersUp measured again side by side (a screen taken
-// one variant after another on a shared machine confuses a few percent of drift with speed),
-// then the best kFinalists against the peers.
-constexpr size_t kRunnersUp = 12;
-constexpr size_t kFinalists = 5;
-constexpr size_t kExhaustiveLimit = 20000;
-
-std::vector<Config> configs_to_try(const Args& args, const Workload& w, int threads) {
-  const Space space = gemm_space(w, Target::host());
-  const std::string search = args.get("search");
-  if (search == "exhaustive") return space.enumerate(args.get("config"), kExhaustiveLimit);
-  if (args.has("config")) {
-    if (!search.empty()) throw std::invalid_argument("--config with --search: only with --search exhaustive");
-    return {space.parse(args.get("config"))};
-  }
-  std::vector<Config> configs{default_gemm_config(w, Target::host(), threads)};
-  if (search.empty()) return configs;
-  if (search.rfind("random:", 0) != 0)
-    throw std::invalid_argument("--search: expected random:N or exhaustive, got '" + search + "'");
-  int64_t n = 0;
-  try {
-    n = std::stoll(search.substr(7));
-  } catch (const std::exception&) {
-    throw std::invalid_argument("--search: expected random:N with a number N, got '" + search + "'");
-  }
-  std::mt19937_64 rng(uint64_t(args.get_int("seed", 1)));
-  for (Config& c : space.sample_distinct(rng, size_t(std::max<int64_t>(n, 0))))
-    if (!(c == configs[0])) configs.push_back(std::move(c));
-  return configs;
-}
+constexpr size_t kFinalists = 5;  // measured against the peers
 
 std::vector<std::string> peers_to_run(const Args& args) {
   if (!args.has("peers")) return {"openblas", "onednn", "onednn_packed", "libxsmm", "eigen"};
@@ -74,22 +46,6 @@ std::vector<std::string> peers_to_run(const Args& args) {
   return out;
 }
 
-// Seconds per call, quickly: one timed call, and the median of three short batches only for
-// a variant within reach of the best so far (racing: a clearly slower one is not worth more).
-double screen(const std::function<void()>& fn, double best_so_far) {
-  fn();  // first call: page faults and cold caches
-  const auto start = std::chrono::steady_clock::now();
-  fn();
-  const double once = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (once > 1.5 * best_so_far) return once;
-  MeasureOptions mo;
-  mo.warmup_s = 0.002;
-  mo.sample_s = 0.003;
-  mo.samples = 3;
-  mo.wait_quiet = false;
-  return measure_interleaved({fn}, mo)[0].median_s;
-}
-
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& argv) {
@@ -104,7 +60,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
 
   // 1. Compile and validate every variant on one thread, as the runtime's background compiler
   // does, so that compile_ms is the latency of one variant and not a share of a busy machine.
-  const std::vector<Config> configs = configs_to_try(args, w, threads);
+  const std::vector<Config> configs =
+      configs_to_try(w, threads, args.get("search"), args.get("config"), uint64_t(args.get_int("seed", 1)));
   const ValidationData data(w, uint64_t(args.get_int("seed", 1)));
   std::vector<Compiled> compiled = compile_and_validate(data, configs, 1);
   std::vector<double> compile_ms;
@@ -159,40 +116,12 @@ int cmd_bench(const std::vector<std::string>& argv) {
     const float* bp = prepacked_b(k);
     return [&exec, &data, &k, c, bp] { exec.run(k, data.a(), data.b(), data.bias(), c, bp); };
   };
-  // The calls of the first `count` screened kernels, each writing its own copy of C.
-  std::vector<std::pair<double, KernelPtr>> screened;
-  std::vector<std::vector<float>> outputs;
-  auto calls_of_screened = [&](size_t count) {
-    outputs.assign(count, data.c_init());
-    std::vector<std::function<void()>> fns;
-    for (size_t i = 0; i < count; ++i) fns.push_back(call(*screened[i].second, outputs[i].data()));
-    return fns;
-  };
-  const auto faster = [](const auto& x, const auto& y) { return x.first < y.first; };
-  double best_so_far = std::numeric_limits<double>::infinity();
-  for (const KernelPtr& k : kernels) {
-    std::vector<float> c = data.c_init();
-    const double s = screen(call(*k, c.data()), best_so_far);
-    best_so_far = std::min(best_so_far, s);
-    screened.emplace_back(s, k);
-  }
-  std::sort(screened.begin(), screened.end(), faster);
-  screened.resize(std::min(screened.size(), kRunnersUp));
-  if (screened.size() > kFinalists) {
-    const std::vector<std::function<void()>> runners = calls_of_screened(screened.size());
-    MeasureOptions mo;
-    mo.warmup_s = 0.005;
-    mo.sample_s = 0.005;
-    mo.samples = 5;
-    mo.wait_quiet = false;
-    const std::vector<Measurement> again = measure_interleaved(runners, mo);
-    for (size_t i = 0; i < screened.size(); ++i) screened[i].first = again[i].median_s;
-    std::sort(screened.begin(), screened.end(), faster);
-  }
-  screened.resize(std::min(screened.size(), kFinalists));
+  const std::vector<std::pair<double, KernelPtr>> screened = rank_kernels(kernels, data.c_init(), call, kFinalists);
+  std::vector<std::vector<float>> outputs(screened.size(), data.c_init());
 
   // 3. Finalists, peers and the read-bandwidth probe, interleaved, each writing its own copy of C.
-  std::vector<std::function<void()>> fns = calls_of_screened(screened.size());
+  std::vector<std::function<void()>> fns;
+  for (size_t i = 0; i < screened.size(); ++i) fns.push_back(call(*screened[i].second, outputs[i].data()));
   std::vector<std::unique_ptr<peers::Peer>> peers;
   std::vector<std::vector<float>> peer_outputs;
   for (const std::string& name : peers_to_run(args)) peers.push_back(peers::make_peer(name));

@@ -8,5 +8,6 @@ namespace livetune::cli {
 int cmd_info(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
 int cmd_check(const std::vector<std::string>& args);
+int cmd_serve(const std::vector<std::string>& args);
 
 }  // namespace livetune::cli

@@ -15,6 +15,7 @@ namespace livetune::cli {
 double measure_dispatch_ns() {
   RuntimeOptions options;
   options.threads = 1;
+  options.tuning = false;  // the path of a settled workload: lookup and kernel
   Runtime rt(options);
   std::vector<float> a(16, 0.5f), b(16, 0.25f), c(16, 0.0f);
   const auto av = TensorView::matrix(a.data(), 4, 4), bv = TensorView::matrix(b.data(), 4, 4),

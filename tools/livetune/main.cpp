@@ -1,4 +1,5 @@
-// livetune: inspect the target, benchmark JIT kernels against the peers, check configs.
+// livetune: inspect the target, benchmark JIT kernels against the peers, check configs,
+// serve simulated live traffic while the runtime tunes.
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,9 @@ const char* kUsage = R"(usage: livetune <command> [options]
                [--config TEXT | --search random:N | --search exhaustive [--config PARTIAL]]
                [--constant-b] [--peers openblas,onednn,...] [--seed S] [--json]
   check matmul --m M --n N --k K [workload options] [--configs N | --config TEXT] [--seed S]
+  serve matmul --m M --n N --k K [workload options] [--calls C] [--callers T] [--threads T]
+               [--budget F] [--frozen] [--reference random:N|exhaustive] [--plot FILE.svg]
+               [--seed S] [--json]
 )";
 
 }  // namespace
@@ -30,12 +34,13 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   try {
     if (command == "info") return livetune::cli::cmd_info(args);
-    if (command == "bench" || command == "check") {
+    if (command == "bench" || command == "check" || command == "serve") {
       if (args.empty() || args[0] != "matmul") {
         std::fprintf(stderr, "livetune %s: expected an op (matmul)\n", command.c_str());
         return 2;
       }
       args.erase(args.begin());
+      if (command == "serve") return livetune::cli::cmd_serve(args);
       return command == "bench" ? livetune::cli::cmd_bench(args) : livetune::cli::cmd_check(args);
     }
     std::fprintf(stderr, "livetune: unknown command '%s'\n%s", command.c_str(), kUsage);

@@ -23,7 +23,15 @@ struct MatmulOptions {
 
 struct RuntimeOptions {
   int threads = 0;          // threads one call may use; 0: every core
-  int compile_threads = 1;  // background compile threads
+  int compile_threads = 1;  // background threads: compiling and tuning
+  // Online tuning: while calls are served, other variants of each workload are compiled,
+  // validated and raced against the kernel in use on live calls, and a faster one takes
+  // over. false: frozen, each workload keeps its first JIT kernel (deterministic).
+  bool tuning = true;
+  // The most time a workload's calls may spend in candidates beyond what the kernel in use
+  // would have taken, as a share of all its call time.
+  double exploration_budget = 0.02;
+  uint64_t seed = 1;  // of the tuning sessions' random choices
 };
 
 // A matrix the caller keeps constant, typically a layer's weights. Passed as b to
@@ -49,7 +57,16 @@ struct WorkloadInfo {
   std::string workload;  // canonical text
   std::string config;    // the config of the JIT kernel in use; empty while on the built-in kernel
   std::string state;     // "builtin", "compiling", "jit" or "failed"
-  double compile_ms = 0;
+  double compile_ms = 0;  // of the first JIT kernel
+  // Online tuning, once there is a JIT kernel.
+  std::string tuning;        // "tuning", "settled" or "frozen"
+  std::string first_config;  // the first JIT kernel's
+  uint64_t tuning_calls = 0;     // calls served while tuning
+  uint64_t calls_to_settle = 0;  // 0 while not settled
+  uint64_t proposed = 0, compiled = 0, validated = 0, measured = 0, rejected = 0, promoted = 0;
+  double kernel_us = 0;        // median time of the kernel in use (its latest timed calls)
+  double first_kernel_us = 0;  // the same for the first JIT kernel
+  double exploration_overhead = 0;  // share of the workload's call time spent exploring
 };
 
 class Runtime {
@@ -66,7 +83,8 @@ class Runtime {
   // The same with a b kept constant by the caller (see ConstantMatrix); same checks.
   void matmul(const TensorView& a, const ConstantMatrix& b, const TensorView& c, const MatmulOptions& options = {});
 
-  // Blocks until background compiles have finished (tests, tools; never needed for correctness).
+  // Blocks until background compiles and tuning steps have finished (tests, tools; never
+  // needed for correctness).
   void wait_idle();
   std::vector<WorkloadInfo> workloads() const;
   int threads() const;

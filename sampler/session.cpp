@@ -1,0 +1,241 @@
+#include "sampler/session.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "jit/compile.hpp"
+#include "jit/log.hpp"
+#include "jit/target.hpp"
+#include "sampler/round_plan.hpp"
+#include "sampler/statistics.hpp"
+
+namespace livetune {
+namespace {
+
+double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+}  // namespace
+
+TuningSession::TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<ValidationData> data,
+                             const TuningOptions& options)
+    : live_(live),
+      options_(options),
+      workload_(first->workload),
+      space_(gemm_space(first->workload, Target::host())),
+      budget_(options.budget),
+      rng_(options.seed ^ first->workload.hash()),
+      data_(options.enabled ? std::move(data) : nullptr) {
+  incumbents_.push_back(std::move(first));
+  tried_.insert(incumbents_.back()->config.text());
+  settled_ = !options_.enabled;
+  publish();
+}
+
+bool TuningSession::active() const {
+  std::lock_guard lock(mutex_);
+  return !settled_;
+}
+
+void TuningSession::publish() {
+  TuningReport r;
+  r.state = !options_.enabled ? "frozen" : settled_ ? "settled" : "tuning";
+  r.calls_to_settle = calls_to_settle_;
+  r.proposed = proposed_, r.compiled = compiled_, r.validated = validated_;
+  r.measured = measured_, r.rejected = rejected_, r.promoted = promoted_;
+  r.incumbent_config = incumbents_.back()->config.text();
+  r.incumbent_s = incumbent_s_;
+  r.first_s = first_s_;
+  r.overhead_s = budget_.overhead_s();
+  r.total_s = budget_.total_s();
+  std::lock_guard lock(report_mutex_);
+  published_ = std::move(r);
+}
+
+void TuningSession::step() {
+  std::lock_guard lock(mutex_);
+  advance_from_timings();
+  publish();
+}
+
+void TuningSession::advance_from_timings() {
+  if (settled_) return;
+  const uint64_t calls = live_.calls.load(std::memory_order_relaxed);
+  budget_.add_calls(calls - calls_seen_, incumbent_s_);
+  calls_seen_ = calls;
+  release_idle();
+  if (Trial* t = live_.trial.load(std::memory_order_acquire)) {
+    if (!t->full()) return;
+    judge(*t);
+  }
+  advance();
+}
+
+// The next stage: a baseline of the incumbent first (its time prices the budget), then the
+// current candidate's next stage, or the next candidate, or the next round.
+void TuningSession::advance() {
+  while (!settled_) {
+    if (incumbent_s_ <= 0.0) {
+      open(incumbents_.back().get(), options_.pairs_per_stage);
+      return;
+    }
+    if (options_.budget <= 0.0) {  // nothing may be explored: the baseline was all there is
+      settle();
+      return;
+    }
+    if (!candidate_ && !next_candidate()) {
+      next_round();
+      continue;
+    }
+    // Successive stages of 1, 3, then pairs_per_stage pairs: one pair is enough to see that a
+    // candidate is far slower. A stage costs its pairs times the candidate's excess over the
+    // incumbent, priced high so that a misjudged stage does not break the budget: a fresh
+    // candidate as three times the incumbent's time, a measured one at 1.25x its excess so far.
+    const int pairs = ratios_.empty() ? 1 : ratios_.size() < 4 ? 3 : options_.pairs_per_stage;
+    const double excess = ratios_.empty() ? 2.0 : 1.25 * std::max(0.02, median(ratios_) - 1.0);
+    const double extra = pairs * incumbent_s_ * excess;
+    const uint64_t wait = budget_.calls_until(extra, incumbent_s_);
+    if (wait == 0) {
+      open(candidate_.get(), pairs);
+      return;
+    }
+    // The call that counts wake_at steps the session again; if the calls got there before
+    // wake_at was set, take the step now.
+    // Sequentially consistent against the callers' count and load of wake_at: either the
+    // caller that counts `wake` sees it, or this load sees that call.
+    const uint64_t wake = calls_seen_ + wait;
+    live_.wake_at.store(wake, std::memory_order_seq_cst);
+    const uint64_t calls = live_.calls.load(std::memory_order_seq_cst);
+    if (calls < wake) return;
+    budget_.add_calls(calls - calls_seen_, incumbent_s_);
+    calls_seen_ = calls;
+  }
+}
+
+void TuningSession::open(const Kernel* candidate, int pairs) {
+  trials_.push_back(std::make_unique<Trial>(incumbents_.back().get(), candidate, pairs));
+  live_.trial.store(trials_.back().get(), std::memory_order_release);
+}
+
+void TuningSession::judge(Trial& t) {
+  t.close();
+  live_.trial.store(nullptr, std::memory_order_release);
+  const std::vector<double> inc = t.incumbent_seconds(), cand = t.candidate_seconds();
+  if (t.candidate() == incumbents_.back().get()) {  // a baseline
+    std::vector<double> all = inc;
+    all.insert(all.end(), cand.begin(), cand.end());
+    incumbent_s_ = median(all);
+    if (first_s_ <= 0.0) first_s_ = incumbent_s_;
+    return;
+  }
+  candidate_trials_.push_back(&t);
+  {
+    std::string times;
+    for (size_t p = 0; p < inc.size(); ++p) times += " " + std::to_string(inc[p] * 1e3) + "/" + std::to_string(cand[p] * 1e3);
+    log(LogLevel::debug, "'" + workload_.text() + "': '" + candidate_->config.text() +
+                             "' raced, ms incumbent/candidate per pair:" + times);
+  }
+  budget_.add_extra(sum(cand) - sum(inc));
+  for (size_t p = 0; p < inc.size(); ++p) ratios_.push_back(cand[p] / inc[p]);
+  incumbent_s_ = median(inc);  // follows the machine's drift
+
+  const Verdict verdict = race(ratios_, options_.margin);
+  if (verdict == Verdict::faster) {
+    model_.add(candidate_->config, median(cand));
+    ++measured_, ++promoted_;
+    gained_ = true;
+    log(LogLevel::info, "'" + workload_.text() + "': promoted '" + candidate_->config.text() + "' (" +
+                            std::to_string(median(ratios_)) + " of the incumbent's time)");
+    live_.incumbent.store(candidate_.get(), std::memory_order_release);
+    incumbents_.push_back(std::move(candidate_));
+    incumbent_s_ = median(cand);
+    candidate_trials_.clear();
+    ratios_.clear();
+    return;
+  }
+  // Racing: drop a candidate as soon as it cannot plausibly win — surely slower, far slower
+  // on its first pair, clearly slower after a few, not faster after eight, or out of pairs.
+  const double m = median(ratios_);
+  const size_t n = ratios_.size();
+  const bool out = verdict == Verdict::slower || (n == 1 && m > 1.5) || (n >= 4 && m > options_.clearly_slower) ||
+                   (n >= 8 && m >= 1.0) || int(n) >= options_.max_pairs;
+  if (out) drop_candidate();
+}
+
+void TuningSession::drop_candidate() {
+  model_.add(candidate_->config, median(ratios_) * incumbent_s_);
+  ++measured_;
+  retiring_.push_back(Retiring{std::move(candidate_trials_), std::move(candidate_)});
+  candidate_trials_.clear();
+  candidate_.reset();
+  ratios_.clear();
+}
+
+void TuningSession::release_idle() {
+  std::erase_if(retiring_, [](const Retiring& r) {
+    return std::all_of(r.trials.begin(), r.trials.end(), [](const Trial* t) { return t->idle(); });
+  });
+}
+
+// Compiles and validates the round's next config; a failure is counted, logged and never
+// tried again.
+bool TuningSession::next_candidate() {
+  while (!queue_.empty() && int(tried_.size()) <= options_.max_candidates) {
+    const Config config = queue_.front();
+    queue_.pop_front();
+    tried_.insert(config.text());
+    KernelPtr k;
+    try {
+      k = compile_gemm(workload_, config);
+    } catch (const std::exception& e) {
+      ++rejected_;
+      log(LogLevel::warn, "'" + workload_.text() + "': candidate '" + config.text() + "' did not compile: " + e.what());
+      continue;
+    }
+    ++compiled_;
+    if (const std::string why = data_->check(*k); !why.empty()) {
+      ++rejected_;
+      log(LogLevel::warn, "'" + workload_.text() + "': candidate '" + config.text() + "' dropped: " + why);
+      continue;
+    }
+    ++validated_;
+    candidate_ = std::move(k);
+    return true;
+  }
+  return false;
+}
+
+void TuningSession::next_round() {
+  if (rounds_ > 0) rounds_without_gain_ = gained_ ? 0 : rounds_without_gain_ + 1;
+  if (rounds_without_gain_ >= options_.settle_rounds || int(tried_.size()) > options_.max_candidates) {
+    settle();
+    return;
+  }
+  ++rounds_;
+  gained_ = false;
+  std::vector<Config> proposals =
+      source_.propose(space_, incumbents_.back()->config, size_t(options_.proposals), rng_);
+  proposed_ += proposals.size();
+  if (model_.samples() > 0) model_.fit();
+  const RoundPlan plan = plan_round(
+      space_, proposals, model_, [this](const Config& c) { return tried_.count(c.text()) > 0; }, RoundOptions{},
+      rng_());
+  queue_.assign(plan.to_measure.begin(), plan.to_measure.end());
+}
+
+void TuningSession::settle() {
+  settled_ = true;
+  calls_to_settle_ = calls_seen_;
+  live_.tuning.store(false, std::memory_order_release);
+  data_.reset();
+  queue_.clear();
+  log(LogLevel::info, "'" + workload_.text() + "': settled on '" + incumbents_.back()->config.text() + "'");
+}
+
+TuningReport TuningSession::report() const {
+  std::lock_guard lock(report_mutex_);
+  TuningReport r = published_;
+  r.calls = live_.calls.load(std::memory_order_relaxed);
+  return r;
+}
+
+}  // namespace livetune

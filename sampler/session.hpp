@@ -1,0 +1,129 @@
+#pragma once
+// The online tuning session of one workload. It lives beside the workload's state in the
+// dispatcher and runs only on background threads (step()), one step at a time; the call path
+// sees only LiveTuning. Each round, the candidate source proposes many configs and adaptive
+// sampling (round_plan.hpp) picks the few to try; each is compiled and validated here, then
+// raced against the incumbent on live calls in stages of paired calls (trial.hpp) until it is
+// faster with confidence (promoted), clearly or surely slower, or out of pairs (dropped). A
+// stage opens only when the exploration budget allows it; rounds that stop improving settle
+// the workload, after which its calls cost the lookup and the incumbent only.
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "jit/kernel.hpp"
+#include "jit/space.hpp"
+#include "sampler/budget.hpp"
+#include "sampler/candidate_source.hpp"
+#include "sampler/cost_model.hpp"
+#include "sampler/trial.hpp"
+#include "sampler/validation.hpp"
+
+namespace livetune {
+
+struct TuningOptions {
+  bool enabled = true;      // false: frozen, the first kernel serves every call
+  double budget = 0.02;     // exploration overhead, share of the workload's call time
+  int proposals = 128;      // configs proposed per round, before clustering
+  int pairs_per_stage = 4;  // paired calls per stage, after a candidate's first two (1 and 3 pairs)
+  int max_pairs = 24;       // a candidate not faster with confidence by then is dropped
+  double margin = 0.01;     // faster means faster by more than this share
+  double clearly_slower = 1.2;  // median time ratio that drops a candidate after 4 pairs
+  int settle_rounds = 3;    // rounds in a row without a promotion settle the workload
+  int max_candidates = 64;  // configs tried per session at most, the first kernel's aside
+  uint64_t seed = 1;
+};
+
+// What the call path reads (and counts) and the session writes.
+struct LiveTuning {
+  std::atomic<const Kernel*> incumbent{nullptr};
+  std::atomic<Trial*> trial{nullptr};  // the open stage, if any
+  std::atomic<bool> tuning{false};     // calls are counted and may meet a trial
+  std::atomic<uint64_t> calls{0};      // calls counted while tuning
+  // The call that counts this many hands the session a step (the budget allows a stage then).
+  std::atomic<uint64_t> wake_at{std::numeric_limits<uint64_t>::max()};
+};
+
+struct TuningReport {
+  std::string state;       // tuning, settled, frozen
+  uint64_t calls = 0;      // counted while tuning
+  uint64_t calls_to_settle = 0;
+  size_t proposed = 0, compiled = 0, validated = 0, measured = 0, rejected = 0, promoted = 0;
+  std::string incumbent_config;
+  double incumbent_s = 0.0;  // median time of the incumbent's latest timed calls
+  double first_s = 0.0;      // the same for the first JIT kernel
+  double overhead_s = 0.0;   // exploration overhead so far (exploration_budget.hpp)
+  double total_s = 0.0;      // all call time so far, estimated
+};
+
+class TuningSession {
+ public:
+  // `first` is the incumbent already in live.incumbent; `data` validates the candidates (those
+  // of the workload's first kernel serve again).
+  TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<ValidationData> data,
+                const TuningOptions& options);
+  TuningSession(const TuningSession&) = delete;
+  TuningSession& operator=(const TuningSession&) = delete;
+
+  // Whether calls should be counted and offered trials (not frozen, not settled). The owner
+  // sets live.tuning from it once the session is reachable from the call path.
+  bool active() const;
+  void step();
+  // As of the end of the last step: never waits for a step (which may be compiling).
+  TuningReport report() const;
+
+ private:
+  void advance_from_timings();
+  void publish();
+  void judge(Trial& t);
+  void advance();
+  bool next_candidate();
+  void next_round();
+  void open(const Kernel* candidate, int pairs);
+  void drop_candidate();
+  void settle();
+  void release_idle();
+
+  LiveTuning& live_;
+  const TuningOptions options_;
+  const Workload workload_;
+  const Space space_;
+  ModelFreeSource source_;
+  CostModel model_;
+  ExplorationBudget budget_;
+  std::mt19937_64 rng_;
+  std::unique_ptr<ValidationData> data_;  // freed once settled
+
+  std::vector<KernelPtr> incumbents_;  // every one so far: a caller may still be inside an old one
+  KernelPtr candidate_;
+  std::vector<double> ratios_;                  // candidate / incumbent time, per pair so far
+  std::vector<Trial*> candidate_trials_;        // the stages of the candidate so far
+  std::vector<std::unique_ptr<Trial>> trials_;  // kept: a caller may hold a pointer to a closed one
+  struct Retiring {
+    std::vector<Trial*> trials;
+    KernelPtr kernel;  // freed when no caller is inside any of the trials
+  };
+  std::vector<Retiring> retiring_;
+  std::deque<Config> queue_;  // this round's configs still to try
+  std::set<std::string> tried_;
+
+  uint64_t calls_seen_ = 0;
+  double incumbent_s_ = 0.0;
+  double first_s_ = 0.0;
+  int rounds_ = 0, rounds_without_gain_ = 0;
+  bool gained_ = false, settled_ = false;
+  uint64_t calls_to_settle_ = 0;
+  size_t proposed_ = 0, compiled_ = 0, validated_ = 0, measured_ = 0, rejected_ = 0, promoted_ = 0;
+  mutable std::mutex mutex_;  // one step at a time; never taken on the call path
+  mutable std::mutex report_mutex_;
+  TuningReport published_;
+};
+
+}  // namespace livetune

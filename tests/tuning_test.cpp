@@ -1,0 +1,141 @@
+// Online tuning through the dispatcher: while a workload tunes, every call still returns the
+// reference's result (only validated candidates meet live calls), the session's counts add up,
+// and it settles; a frozen session and a zero budget never race a candidate. Timing decides
+// which candidate wins, so these tests assert what holds whatever the timings are.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jit/reference.hpp"
+#include "runtime/dispatcher.hpp"
+#include "test_util.hpp"
+#include "workloads.hpp"
+
+namespace livetune {
+namespace {
+
+using test::Problem;
+
+// A few inputs to rotate through, so that calls do not all see the same data.
+std::vector<Problem> problems(const Workload& w, int count) {
+  std::vector<Problem> out;
+  for (int i = 0; i < count; ++i) out.emplace_back(w, uint64_t(100 + i));
+  return out;
+}
+
+// `calls` calls through the dispatcher, each checked against the reference; the failures.
+std::string call_and_check(Dispatcher& d, const std::vector<Problem>& ps, int calls, int offset = 0) {
+  std::string failures;
+  for (int i = 0; i < calls; ++i) {
+    const Problem& p = ps[size_t(i + offset) % ps.size()];
+    std::vector<float> c = p.c0;
+    d.matmul(p.w, p.a.data(), p.b.data(), p.bias_ptr(), c.data());
+    const std::string diff = test::compare_c(p.w, c, p.want, matmul_tolerance(p.w, 1.0));
+    if (!diff.empty()) failures += "call " + std::to_string(i + offset) + ": " + diff + "\n";
+  }
+  return failures;
+}
+
+TuningReport report_of(const Dispatcher& d, const Workload& w) {
+  for (const WorkloadSnapshot& s : d.snapshot())
+    if (s.workload == w) return s.tuning;
+  return {};
+}
+
+TuningOptions quick() {
+  TuningOptions o;
+  o.budget = 1.0;  // explore on every call the stages allow: the test is about the mechanics
+  o.proposals = 48;
+  o.max_candidates = 6;
+  o.settle_rounds = 1;
+  o.seed = 7;
+  return o;
+}
+
+TEST(Tuning, EveryCallIsRightWhileCandidatesRaceAndTheSessionSettles) {
+  const Workload w = test::epi(test::mm(37, 70, 45), true, ActivationKind::relu);
+  const std::vector<Problem> ps = problems(w, 5);
+  Dispatcher d(1, 1, quick());
+  TuningReport r;
+  int calls = 0;
+  for (int batch = 0; batch < 400 && r.state != "settled"; ++batch) {
+    ASSERT_EQ(call_and_check(d, ps, 16, calls), "") << test::describe(w);
+    calls += 16;
+    d.wait_idle();
+    r = report_of(d, w);
+  }
+  ASSERT_EQ(r.state, "settled") << "after " << calls << " calls";
+  EXPECT_GE(r.proposed, r.compiled);
+  EXPECT_GE(r.compiled, r.validated);
+  EXPECT_GE(r.validated, r.measured);
+  EXPECT_GE(r.measured, 1u) << "a budget of 1 lets every candidate race";
+  EXPECT_GE(r.measured, r.promoted);
+  EXPECT_LE(r.compiled, size_t(quick().max_candidates));
+  EXPECT_GT(r.incumbent_s, 0.0);
+  EXPECT_GT(r.first_s, 0.0);
+  EXPECT_GT(r.total_s, 0.0);
+  EXPECT_TRUE(gemm_space(w, Target::host()).valid(gemm_space(w, Target::host()).parse(r.incumbent_config)));
+  // Settled: calls are no longer counted, and still right.
+  const uint64_t counted = r.calls;
+  ASSERT_EQ(call_and_check(d, ps, 20), "");
+  d.wait_idle();
+  EXPECT_EQ(report_of(d, w).calls, counted);
+}
+
+TEST(Tuning, FrozenKeepsTheFirstKernel) {
+  const Workload w = test::mm(40, 33, 20);
+  const std::vector<Problem> ps = problems(w, 3);
+  TuningOptions o = quick();
+  o.enabled = false;
+  Dispatcher d(1, 1, o);
+  ASSERT_EQ(call_and_check(d, ps, 1), "");
+  d.wait_idle();
+  ASSERT_EQ(call_and_check(d, ps, 50), "");
+  d.wait_idle();
+  const WorkloadSnapshot s = d.snapshot().at(0);
+  EXPECT_EQ(s.tuning.state, "frozen");
+  EXPECT_EQ(s.tuning.incumbent_config, s.first->config.text());
+  EXPECT_EQ(s.tuning.calls, 0u);
+  EXPECT_EQ(s.tuning.compiled, 0u);
+}
+
+TEST(Tuning, AZeroBudgetSettlesOnTheFirstKernelWithoutRacing) {
+  const Workload w = test::mm(24, 48, 31);
+  const std::vector<Problem> ps = problems(w, 3);
+  TuningOptions o = quick();
+  o.budget = 0.0;
+  Dispatcher d(1, 1, o);
+  int calls = 0;
+  for (int batch = 0; batch < 20; ++batch) {
+    ASSERT_EQ(call_and_check(d, ps, 10, calls), "");
+    calls += 10;
+    d.wait_idle();
+  }
+  const TuningReport r = report_of(d, w);
+  EXPECT_EQ(r.state, "settled");
+  EXPECT_EQ(r.compiled, 0u);
+  EXPECT_EQ(r.measured, 0u);
+  EXPECT_EQ(r.overhead_s, 0.0);
+  EXPECT_GT(r.incumbent_s, 0.0) << "the baseline stage times the incumbent at no extra cost";
+  EXPECT_EQ(r.incumbent_config, d.snapshot().at(0).first->config.text());
+}
+
+TEST(TuningConcurrency, CallersOnSeveralThreadsGetRightResultsWhileTuning) {
+  const Workload w = test::mm(50, 64, 40, true);
+  const std::vector<Problem> ps = problems(w, 4);
+  Dispatcher d(1, 1, quick());
+  std::vector<std::string> failures(3);
+  std::vector<std::thread> callers;
+  for (size_t t = 0; t < failures.size(); ++t)
+    callers.emplace_back([&, t] { failures[t] = call_and_check(d, ps, 300, int(t)); });
+  for (auto& th : callers) th.join();
+  d.wait_idle();
+  for (const std::string& f : failures) EXPECT_EQ(f, "") << test::describe(w);
+  const TuningReport r = report_of(d, w);
+  EXPECT_GE(r.validated, r.measured);
+}
+
+}  // namespace
+}  // namespace livetune

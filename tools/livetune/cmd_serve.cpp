@@ -1,0 +1,284 @@
+// `livetune serve`: live traffic on one workload, as an application makes it — calls of
+// Runtime::matmul on rotating inputs from a number of caller threads, each call timed from the
+// caller's side — while the runtime tunes online. Reports how soon the calls got fast, what
+// exploring cost, and (with --reference) how the tuned kernel compares with an offline search
+// measured in the same run.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
+#include "jit/target.hpp"
+#include "livetune/runtime.hpp"
+#include "runtime/builtin_gemm.hpp"
+#include "runtime/executor.hpp"
+#include "sampler/compile_batch.hpp"
+#include "sampler/statistics.hpp"
+#include "tools/livetune/args.hpp"
+#include "tools/livetune/commands.hpp"
+#include "tools/livetune/json.hpp"
+#include "tools/livetune/offline_search.hpp"
+#include "tools/livetune/svg_plot.hpp"
+#include "tools/livetune/workload_flags.hpp"
+#include "tools/measure/measure.hpp"
+
+namespace livetune::cli {
+namespace {
+
+constexpr size_t kInputSets = 8;  // distinct inputs the calls rotate through
+constexpr size_t kReferenceFinalists = 3;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double parse_share(const Args& args, const std::string& name, double fallback) {
+  if (!args.has(name)) return fallback;
+  const std::string text = args.get(name);
+  size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(v >= 0.0 && v <= 1.0))
+    throw std::invalid_argument("--" + name + ": expected a share in [0, 1], got '" + text + "'");
+  return v;
+}
+
+struct Inputs {
+  std::vector<float> a, b, bias;
+};
+
+Activation to_api(ActivationKind a) {
+  return a == ActivationKind::relu ? Activation::relu : a == ActivationKind::gelu ? Activation::gelu : Activation::none;
+}
+
+// One caller's view of the workload: its output buffer and the call through the public API.
+struct Caller {
+  const Workload& w;
+  std::vector<float> c;
+  void call(Runtime& rt, const Inputs& in) {
+    const TensorView bias = TensorView::vector(in.bias.data(), w.n);
+    MatmulOptions o;
+    o.trans_b = w.trans_b;
+    o.bias = w.bias ? &bias : nullptr;
+    o.activation = to_api(w.act);
+    o.beta = w.beta;
+    rt.matmul(TensorView::matrix(in.a.data(), w.m, w.k, w.lda),
+              TensorView::matrix(in.b.data(), w.b_rows(), w.b_cols(), w.ldb),
+              TensorView::matrix(c.data(), w.m, w.n, w.ldc), o);
+  }
+};
+
+}  // namespace
+
+int cmd_serve(const std::vector<std::string>& argv) {
+  auto valued = kWorkloadValued;
+  valued.insert({"calls", "callers", "threads", "budget", "reference", "plot", "seed"});
+  auto switches = kWorkloadSwitches;
+  switches.insert({"json", "frozen"});
+  Args args(argv, switches, valued);
+  const Workload w = workload_from(args);
+  const int64_t calls = args.get_int("calls", 3000);
+  const int callers = int(args.get_int("callers", 1));
+  const int threads = int(args.get_int("threads", 1));
+  const uint64_t seed = uint64_t(args.get_int("seed", 1));
+  if (calls < 1) throw std::invalid_argument("--calls: expected at least 1");
+  if (callers < 1) throw std::invalid_argument("--callers: expected at least 1");
+  if (threads < 1) throw std::invalid_argument("--threads: expected at least 1");
+  const double budget = parse_share(args, "budget", 0.02);
+
+  std::vector<Inputs> sets;
+  for (size_t i = 0; i < kInputSets; ++i) {
+    const ValidationData d(w, seed * 1000 + i);
+    sets.push_back({{d.a(), d.a() + w.m * w.lda},
+                    {d.b(), d.b() + w.b_rows() * w.ldb},
+                    {d.bias(), d.bias() + std::max<int64_t>(w.n, 1)}});
+  }
+  const std::vector<float> c_init = ValidationData(w, seed).c_init();
+
+  // What the first call would cost if it ran the built-in kernel alone (warm, machine idle).
+  std::vector<double> builtin_s;
+  {
+    std::vector<float> c = c_init;
+    for (int i = 0; i < 4; ++i) {
+      const auto start = Clock::now();
+      builtin_matmul(w, sets[0].a.data(), sets[0].b.data(), sets[0].bias.data(), c.data());
+      if (i > 0) builtin_s.push_back(seconds_since(start));
+    }
+  }
+
+  // The application starts: its runtime is made, and ready (LLVM's own start-up done), before
+  // traffic arrives. The workload is new to it: its first calls run while its kernel compiles.
+  RuntimeOptions ro;
+  ro.threads = threads;
+  ro.tuning = !args.has("frozen");
+  ro.exploration_budget = budget;
+  ro.seed = seed;
+  Runtime rt(ro);
+  rt.wait_idle();
+  std::vector<double> per_call_us(size_t(calls), 0.0);
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> done{false};
+  std::vector<KernelChange> changes;
+  std::vector<std::string> change_configs;
+  std::thread monitor([&] {
+    std::string seen;
+    while (!done.load()) {
+      const int64_t at = next.load();
+      const std::vector<WorkloadInfo> infos = rt.workloads();
+      if (!infos.empty() && infos[0].config != seen) {
+        seen = infos[0].config;
+        changes.push_back({size_t(std::min(at, calls - 1)), (changes.empty() ? "JIT: " : "promoted: ") + seen});
+        change_configs.push_back(seen);
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));  // a sampling period, not a hand-off
+    }
+  });
+  std::vector<std::thread> traffic;
+  for (int t = 0; t < callers; ++t)
+    traffic.emplace_back([&] {
+      Caller me{w, c_init};
+      for (int64_t i; (i = next.fetch_add(1)) < calls;) {
+        const auto start = Clock::now();
+        me.call(rt, sets[size_t(i) % kInputSets]);
+        per_call_us[size_t(i)] = seconds_since(start) * 1e6;
+      }
+    });
+  for (auto& t : traffic) t.join();
+  rt.wait_idle();
+  done = true;
+  monitor.join();
+  const std::vector<WorkloadInfo> infos = rt.workloads();
+  if (infos.empty() || infos[0].config.empty()) throw std::runtime_error("the workload got no JIT kernel");
+  const WorkloadInfo& info = infos[0];
+  if (change_configs.empty() || change_configs.back() != info.config) {
+    changes.push_back({size_t(calls - 1), "promoted: " + info.config});
+    change_configs.push_back(info.config);
+  }
+
+  // Every kernel that served calls, and the offline search's best, measured side by side.
+  const Space space = gemm_space(w, Target::host());
+  std::vector<std::string> measured_configs;
+  for (const std::string& c : change_configs)
+    if (std::find(measured_configs.begin(), measured_configs.end(), c) == measured_configs.end())
+      measured_configs.push_back(c);
+  std::vector<KernelPtr> kernels;
+  for (const std::string& c : measured_configs) kernels.push_back(compile_gemm(w, space.parse(c)));
+  size_t reference_first = kernels.size();
+  size_t reference_searched = 0;
+  // Each measured call takes the next input set, as the live calls did: with a set's B no
+  // longer in the core's caches, kernels that pack B rank differently than on one hot input.
+  Executor exec(threads);
+  const CallMaker call = [&](const Kernel& k, float* c) -> std::function<void()> {
+    return [&exec, &sets, &k, c, next_set = size_t(0)]() mutable {
+      const Inputs& in = sets[next_set++ % kInputSets];
+      exec.run(k, in.a.data(), in.b.data(), in.bias.data(), c);
+    };
+  };
+  if (args.has("reference")) {
+    const ValidationData data(w, seed);
+    const std::vector<Config> configs = configs_to_try(w, threads, args.get("reference"), "", seed);
+    std::vector<KernelPtr> candidates;
+    for (Compiled& c : compile_and_validate(data, configs, 1))
+      if (c.kernel) candidates.push_back(std::move(c.kernel));
+    reference_searched = candidates.size();
+    for (auto& [s, k] : rank_kernels(candidates, c_init, call, kReferenceFinalists)) kernels.push_back(k);
+  }
+  std::vector<std::vector<float>> outputs(kernels.size(), c_init);
+  std::vector<std::function<void()>> fns;
+  for (size_t i = 0; i < kernels.size(); ++i) fns.push_back(call(*kernels[i], outputs[i].data()));
+  MeasureOptions mo;
+  mo.samples = 11;
+  const std::vector<Measurement> m = measure_interleaved(fns, mo);
+  std::map<std::string, double> seconds_of;
+  for (size_t i = 0; i < reference_first; ++i) seconds_of[measured_configs[i]] = m[i].median_s;
+  const double final_s = seconds_of.at(info.config);
+  int64_t calls_to_within = -1;
+  for (size_t i = 0; i < changes.size() && calls_to_within < 0; ++i)
+    if (seconds_of.at(change_configs[i]) <= 1.05 * final_s) calls_to_within = int64_t(changes[i].call);
+  double reference_s = 0;
+  std::string reference_config;
+  for (size_t i = reference_first; i < kernels.size(); ++i)
+    if (reference_s == 0 || m[i].median_s < reference_s) reference_s = m[i].median_s, reference_config = kernels[i]->config.text();
+
+  const double gflops = w.flops() / final_s / 1e9;
+  const double first_gflops = w.flops() / seconds_of.at(change_configs.front()) / 1e9;
+  const double first_call_ms = per_call_us[0] / 1e3, builtin_ms = median(builtin_s) * 1e3;
+  if (args.has("plot")) {
+    std::ofstream out(args.get("plot"));
+    out << latency_svg("livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)", per_call_us,
+                       changes);
+    if (!out) throw std::runtime_error("--plot: cannot write '" + args.get("plot") + "'");
+  }
+  if (args.has("json")) {
+    Json j;
+    j.begin_object()
+        .field("workload", w.text())
+        .field("calls", calls)
+        .field("callers", callers)
+        .field("threads", threads)
+        .field("budget", budget)
+        .field("tuning", info.tuning)
+        .field("first_call_ms", first_call_ms)
+        .field("builtin_ms", builtin_ms)
+        .field("calls_to_within_5pct", calls_to_within)
+        .field("calls_to_settle", int64_t(info.calls_to_settle))
+        .field("exploration_overhead", info.exploration_overhead)
+        .field("first_config", change_configs.front())
+        .field("first_gflops", first_gflops)
+        .field("final_config", info.config)
+        .field("final_gflops", gflops);
+    if (reference_s > 0)
+      j.field("reference_config", reference_config)
+          .field("reference_configs_searched", int64_t(reference_searched))
+          .field("reference_gflops", w.flops() / reference_s / 1e9)
+          .field("ratio_to_reference", reference_s / final_s);
+    else
+      j.null_field("reference_gflops").null_field("ratio_to_reference");
+    j.begin_object("candidates")
+        .field("proposed", int64_t(info.proposed))
+        .field("compiled", int64_t(info.compiled))
+        .field("validated", int64_t(info.validated))
+        .field("measured", int64_t(info.measured))
+        .field("rejected", int64_t(info.rejected))
+        .field("promoted", int64_t(info.promoted))
+        .end_object()
+        .begin_array("kernel_changes");
+    for (size_t i = 0; i < changes.size(); ++i)
+      j.begin_object().field("call", int64_t(changes[i].call)).field("config", change_configs[i]).end_object();
+    j.end_array().begin_array("per_call_us");
+    for (double us : per_call_us) j.value(us);
+    j.end_array().end_object();
+    std::printf("%s\n", j.str().c_str());
+    return 0;
+  }
+  std::printf("workload     %s, %lld calls from %d caller(s), %d thread(s) per call\n", w.text().c_str(),
+              static_cast<long long>(calls), callers, threads);
+  std::printf("first call   %.3f ms (built-in kernel alone %.3f ms)\n", first_call_ms, builtin_ms);
+  std::printf("first JIT    %7.1f GFLOP/s  %s\n", first_gflops, change_configs.front().c_str());
+  std::printf("final        %7.1f GFLOP/s  %s (%s)\n", gflops, info.config.c_str(), info.tuning.c_str());
+  std::printf("within 5%%    of the final kernel from call %lld\n", static_cast<long long>(calls_to_within));
+  std::printf("candidates   %llu proposed, %llu compiled, %llu validated, %llu raced, %llu rejected, %llu promoted\n",
+              static_cast<unsigned long long>(info.proposed), static_cast<unsigned long long>(info.compiled),
+              static_cast<unsigned long long>(info.validated), static_cast<unsigned long long>(info.measured),
+              static_cast<unsigned long long>(info.rejected), static_cast<unsigned long long>(info.promoted));
+  std::printf("exploration  %.2f%% of the call time (budget %.2f%%)\n", 100 * info.exploration_overhead, 100 * budget);
+  if (reference_s > 0)
+    std::printf("reference    %7.1f GFLOP/s  %s (offline, best of %zu): final at %.3fx\n", w.flops() / reference_s / 1e9,
+                reference_config.c_str(), reference_searched, reference_s / final_s);
+  return 0;
+}
+
+}  // namespace livetune::cli

@@ -1,0 +1,31 @@
+#pragma once
+// The offline search that `livetune bench` runs and `livetune serve --reference` compares the
+// online tuner with: the configs to try (--config, --search random:N | exhaustive) and a
+// ranking of compiled kernels by speed.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jit/kernel.hpp"
+
+namespace livetune::cli {
+
+// `search`: empty, random:N or exhaustive; `config`: one config's text, or with exhaustive
+// the knobs to hold (empty: none). The default config first (unless a config or an
+// exhaustive search choose), then the search's.
+std::vector<Config> configs_to_try(const Workload& w, int threads, const std::string& search, const std::string& config,
+                                   uint64_t seed);
+
+// One call of kernel k writing into c.
+using CallMaker = std::function<std::function<void()>(const Kernel& k, float* c)>;
+// Seconds per call and kernel, the `keep` fastest first: a one-call screen of every kernel, a
+// few more calls for those within reach of the best, then the best dozen measured again side
+// by side (a screen taken one variant after another on a shared machine confuses a few percent
+// of drift with speed).
+std::vector<std::pair<double, KernelPtr>> rank_kernels(const std::vector<KernelPtr>& kernels,
+                                                       const std::vector<float>& c_init, const CallMaker& call,
+                                                       size_t keep);
+
+}  // namespace livetune::cli
