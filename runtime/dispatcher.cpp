@@ -6,6 +6,7 @@
 #include <tbb/tbb_allocator.h>
 
 #include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
 #include "jit/log.hpp"
 #include "jit/target.hpp"
 #include "policy/default_rule.hpp"
@@ -36,9 +37,10 @@ const char* phase_name(int p) {
 
 }  // namespace
 
-Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tuning)
+Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tuning, const std::string& db_path)
     : id_(next_dispatcher_id.fetch_add(1)),
       tuning_(tuning),
+      db_(db_path.empty() ? nullptr : TuningDB::open(db_path, Target::host().fingerprint())),
       executor_(threads),
       compiles_(compile_threads) {
   // TBB's allocator (the workload map's) loads libtbbmalloc at its first use, a millisecond or
@@ -145,16 +147,63 @@ std::pair<Dispatcher::State*, bool> Dispatcher::add(const Workload& w) {
   return {it->second.get(), inserted};
 }
 
+// The earlier process's record of `w`, if there is one whose config this template accepts.
+std::optional<Dispatcher::Recorded> Dispatcher::recorded(const Workload& w) const {
+  if (!db_) return std::nullopt;
+  const std::optional<TuningRecord> r = db_->find(w.text());
+  if (!r) return std::nullopt;
+  try {
+    const Space space = gemm_space(w, Target::host());
+    Config c = space.parse(r->config);
+    if (!space.valid(c)) throw std::invalid_argument("not valid for this workload and target");
+    TuningReport t;
+    t.state = r->settled ? "settled" : "tuning";
+    t.incumbent_s = r->seconds;
+    t.first_s = r->first_seconds;
+    return Recorded{std::move(c), t};
+  } catch (const std::exception& e) {
+    log(LogLevel::warn, "'" + w.text() + "': recorded config '" + r->config + "' ignored: " + e.what());
+    return std::nullopt;
+  }
+}
+
+void Dispatcher::record(const Workload& w, const TuningReport& r) {
+  TuningRecord rec;
+  rec.workload = w.text();
+  rec.config = r.incumbent_config;
+  rec.seconds = r.incumbent_s;
+  rec.first_seconds = r.first_s;
+  rec.settled = r.state == "settled";
+  rec.calls = r.calls;
+  rec.template_version = kGemmTemplateVersion;
+  rec.library_version = LIVETUNE_VERSION;
+  rec.unix_time =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  db_->store(rec);
+}
+
 void Dispatcher::compile_in_background(State* s) {
   s->phase = Phase::compiling;
   compiles_.post([this, s] {
     const Workload& w = s->workload;
     try {
-      const Config config = default_gemm_config(w, Target::host(), executor_.threads());
+      // The recorded best if there is one, else the default rule's config; a recorded config
+      // that no longer compiles or validates falls back to the default.
+      std::optional<Recorded> rec = recorded(w);
       auto data = std::make_unique<ValidationData>(w, w.hash());
+      Config config = rec ? rec->config : default_gemm_config(w, Target::host(), executor_.threads());
       Compiled result = std::move(compile_and_validate(*data, {config}, 1).front());
+      if (!result.kernel && rec) {
+        log(LogLevel::warn, "'" + w.text() + "': recorded config '" + config.text() + "' dropped: " + result.error);
+        rec.reset();
+        config = default_gemm_config(w, Target::host(), executor_.threads());
+        result = std::move(compile_and_validate(*data, {config}, 1).front());
+      }
       if (result.kernel) {
-        auto session = std::make_unique<TuningSession>(s->live, result.kernel, std::move(data), tuning_);
+        TuningSession::Recorder recorder;
+        if (db_ && tuning_.enabled) recorder = [this, &w](const TuningReport& r) { record(w, r); };
+        auto session = std::make_unique<TuningSession>(s->live, result.kernel, std::move(data), tuning_,
+                                                       rec ? &rec->report : nullptr, std::move(recorder));
         const bool tune = session->active();
         {
           std::lock_guard<std::mutex> lock(s->mutex);
@@ -163,7 +212,8 @@ void Dispatcher::compile_in_background(State* s) {
           s->session = std::move(session);
           s->phase = Phase::jit;
         }
-        log(LogLevel::info, "'" + w.text() + "': JIT kernel '" + config.text() + "' in use");
+        log(LogLevel::info, "'" + w.text() + "': JIT kernel '" + config.text() + "' in use" +
+                                (rec ? " (recorded, " + rec->report.state + ")" : ""));
         if (tune) {
           s->live.tuning.store(true, std::memory_order_release);
           request_step(*s);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "runtime/compile_queue.hpp"
 #include "runtime/constant_operand.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/tuning_db.hpp"
 #include "sampler/session.hpp"
 
 namespace livetune {
@@ -30,7 +32,8 @@ struct WorkloadSnapshot {
 
 class Dispatcher {
  public:
-  Dispatcher(int threads, int compile_threads, const TuningOptions& tuning = {});
+  // db_path: the tuning database to start from and record into; empty: none.
+  Dispatcher(int threads, int compile_threads, const TuningOptions& tuning = {}, const std::string& db_path = "");
   ~Dispatcher();  // finishes background work
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
@@ -58,6 +61,12 @@ class Dispatcher {
   State* find(const Workload& w);
   std::pair<State*, bool> add(const Workload& w);  // the state, and whether this call made it
   void compile_in_background(State* s);
+  struct Recorded {
+    Config config;
+    TuningReport report;
+  };
+  std::optional<Recorded> recorded(const Workload& w) const;
+  void record(const Workload& w, const TuningReport& r);
   void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
            const std::shared_ptr<ConstantOperand>& constant_b);
   // A call while the workload is tuning: counted, and run in a trial's slot if one is free.
@@ -69,6 +78,7 @@ class Dispatcher {
 
   const uint64_t id_;
   const TuningOptions tuning_;
+  const std::unique_ptr<TuningDB> db_;
   Executor executor_;
   tbb::concurrent_unordered_map<Workload, std::unique_ptr<State>, WorkloadHash> states_;
   CompileQueue compiles_;  // last: its destructor finishes jobs that use the members above

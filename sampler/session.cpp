@@ -17,9 +17,10 @@ double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.e
 }  // namespace
 
 TuningSession::TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<ValidationData> data,
-                             const TuningOptions& options)
+                             const TuningOptions& options, const TuningReport* recorded, Recorder recorder)
     : live_(live),
       options_(options),
+      recorder_(std::move(recorder)),
       workload_(first->workload),
       space_(gemm_space(first->workload, Target::host())),
       budget_(options.budget),
@@ -27,7 +28,12 @@ TuningSession::TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<
       data_(options.enabled ? std::move(data) : nullptr) {
   incumbents_.push_back(std::move(first));
   tried_.insert(incumbents_.back()->config.text());
-  settled_ = !options_.enabled;
+  if (recorded) first_s_ = recorded->first_s;
+  settled_ = !options_.enabled || (recorded && recorded->state == "settled");
+  if (settled_) {
+    incumbent_s_ = recorded ? recorded->incumbent_s : 0.0;
+    data_.reset();
+  }
   publish();
 }
 
@@ -150,6 +156,7 @@ void TuningSession::judge(Trial& t) {
     incumbent_s_ = median(cand);
     candidate_trials_.clear();
     ratios_.clear();
+    record();
     return;
   }
   // Racing: drop a candidate as soon as it cannot plausibly win — surely slower, far slower
@@ -229,6 +236,13 @@ void TuningSession::settle() {
   data_.reset();
   queue_.clear();
   log(LogLevel::info, "'" + workload_.text() + "': settled on '" + incumbents_.back()->config.text() + "'");
+  record();
+}
+
+void TuningSession::record() {
+  if (!recorder_) return;
+  publish();
+  recorder_(report());
 }
 
 TuningReport TuningSession::report() const {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -65,10 +66,13 @@ struct TuningReport {
 
 class TuningSession {
  public:
+  // Told the state worth keeping: after a promotion and when the session settles.
+  using Recorder = std::function<void(const TuningReport&)>;
   // `first` is the incumbent already in live.incumbent; `data` validates the candidates (those
-  // of the workload's first kernel serve again).
+  // of the workload's first kernel serve again). `recorded`: what an earlier process recorded
+  // for `first` (its times; settled: no tuning now).
   TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<ValidationData> data,
-                const TuningOptions& options);
+                const TuningOptions& options, const TuningReport* recorded = nullptr, Recorder recorder = nullptr);
   TuningSession(const TuningSession&) = delete;
   TuningSession& operator=(const TuningSession&) = delete;
 
@@ -89,10 +93,12 @@ class TuningSession {
   void open(const Kernel* candidate, int pairs);
   void drop_candidate();
   void settle();
+  void record();
   void release_idle();
 
   LiveTuning& live_;
   const TuningOptions options_;
+  const Recorder recorder_;
   const Workload workload_;
   const Space space_;
   ModelFreeSource source_;

@@ -3,11 +3,13 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "matmul_args.hpp"
 #include "runtime/constant_operand.hpp"
 #include "runtime/dispatcher.hpp"
+#include "runtime/tuning_db.hpp"
 
 namespace livetune {
 namespace {
@@ -27,6 +29,12 @@ TuningOptions tuning_options(const RuntimeOptions& o) {
   t.budget = o.exploration_budget;
   t.seed = o.seed;
   return t;
+}
+
+std::string tuning_db_path(const RuntimeOptions& o) {
+  if (!o.persistent) return {};
+  if (o.cache_dir.empty()) return default_tuning_db_path();
+  return (std::filesystem::path(o.cache_dir) / std::filesystem::path(default_tuning_db_path()).filename()).string();
 }
 
 // LLVM's code generator recurses deeply: give pool threads generous stacks. Process-wide,
@@ -50,7 +58,7 @@ const TensorView& ConstantMatrix::view() const { return impl_->view; }
 struct Runtime::Impl {
   explicit Impl(const RuntimeOptions& o)
       : dispatcher(resolve_threads(o.threads, "options.threads"), resolve_threads(o.compile_threads, "options.compile_threads"),
-                   tuning_options(o)) {}
+                   tuning_options(o), tuning_db_path(o)) {}
   Dispatcher dispatcher;
 };
 

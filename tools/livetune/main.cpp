@@ -18,8 +18,8 @@ const char* kUsage = R"(usage: livetune <command> [options]
                [--constant-b] [--peers openblas,onednn,...] [--seed S] [--json]
   check matmul --m M --n N --k K [workload options] [--configs N | --config TEXT] [--seed S]
   serve matmul --m M --n N --k K [workload options] [--calls C] [--callers T] [--threads T]
-               [--budget F] [--frozen] [--reference random:N|exhaustive] [--plot FILE.svg]
-               [--seed S] [--json]
+               [--budget F] [--frozen] [--cache DIR] [--reference random:N|exhaustive]
+               [--plot FILE.svg] [--seed S] [--json]
 )";
 
 }  // namespace

@@ -32,6 +32,13 @@ struct RuntimeOptions {
   // would have taken, as a share of all its call time.
   double exploration_budget = 0.02;
   uint64_t seed = 1;  // of the tuning sessions' random choices
+  // Keep what tuning found in the tuning database, and start each workload from its record:
+  // a settled workload is not tuned again in the next process. Frozen runtimes read records
+  // but do not write them.
+  bool persistent = true;
+  // The database's folder; empty: $LIVETUNE_CACHE_DIR, else $XDG_CACHE_HOME/livetune, else
+  // ~/.cache/livetune.
+  std::string cache_dir{};
 };
 
 // A matrix the caller keeps constant, typically a layer's weights. Passed as b to

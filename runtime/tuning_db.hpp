@@ -1,0 +1,56 @@
+#pragma once
+// What online tuning learned, kept across processes: one record per (target fingerprint,
+// workload) holding the best config found, its statistics and the versions that produced it.
+// An SQLite file in write-ahead-log mode, so that several processes can share it; every write
+// is one transaction. A file that cannot be read, or that another schema version wrote, is
+// set aside (renamed, reported in the log) and replaced: never a crash, never a wrong kernel —
+// and a record's config is checked against the template's space by whoever uses it.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+struct sqlite3;
+
+namespace livetune {
+
+struct TuningRecord {
+  std::string workload;  // canonical text
+  std::string config;    // text
+  double seconds = 0.0;        // the config's median time per call when recorded
+  double first_seconds = 0.0;  // the first kernel's, for the speed-up
+  bool settled = false;        // tuning had converged: a new process need not tune again
+  uint64_t calls = 0;          // calls the session had served
+  int template_version = 0;
+  std::string library_version;
+  int64_t unix_time = 0;
+};
+
+class TuningDB {
+ public:
+  // The file `path` (its folder is created); records of other targets are not seen. Null when
+  // no usable file can be had (the reason is logged): the runtime then runs without one.
+  static std::unique_ptr<TuningDB> open(const std::string& path, const std::string& target_fingerprint);
+  ~TuningDB();
+  TuningDB(const TuningDB&) = delete;
+  TuningDB& operator=(const TuningDB&) = delete;
+
+  // This target's record of the workload, made by this template version; none on any error.
+  std::optional<TuningRecord> find(const std::string& workload) const;
+  // Inserts or replaces the workload's record; false (logged) when the write failed.
+  bool store(const TuningRecord& r);
+  const std::string& path() const { return path_; }
+
+  static constexpr int kSchemaVersion = 1;
+
+ private:
+  TuningDB(sqlite3* db, std::string path, std::string target);
+  sqlite3* db_;
+  std::string path_;
+  std::string target_;
+};
+
+// $LIVETUNE_CACHE_DIR, else $XDG_CACHE_HOME/livetune, else $HOME/.cache/livetune, + the file.
+std::string default_tuning_db_path();
+
+}  // namespace livetune

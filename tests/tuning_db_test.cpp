@@ -1,0 +1,195 @@
+// runtime/tuning_db: records round-trip per target and template version; a damaged file or one
+// of another schema version is set aside and replaced; two handles on one file (two processes)
+// see each other's records. Through the Runtime: a second runtime on the same folder starts a
+// settled workload from its record and does not tune it again, and ignores a record whose
+// config the template does not accept.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "jit/gemm_config.hpp"
+#include "jit/target.hpp"
+#include "livetune/livetune.hpp"
+#include "policy/default_rule.hpp"
+#include "runtime/tuning_db.hpp"
+
+namespace livetune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder per test, removed after it.
+struct TempFolder {
+  fs::path path;
+  TempFolder() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = fs::temp_directory_path() /
+           ("livetune-db-" + std::to_string(getpid()) + "-" + info->test_suite_name() + "-" + info->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempFolder() { fs::remove_all(path); }
+};
+
+TuningRecord record(const std::string& workload, const std::string& config) {
+  TuningRecord r;
+  r.workload = workload;
+  r.config = config;
+  r.seconds = 1e-3;
+  r.first_seconds = 2e-3;
+  r.settled = true;
+  r.calls = 42;
+  r.template_version = kGemmTemplateVersion;
+  r.library_version = "test";
+  r.unix_time = 1700000000;
+  return r;
+}
+
+size_t files_set_aside(const fs::path& folder) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().filename().string().find(".aside-") != std::string::npos) ++n;
+  return n;
+}
+
+TEST(TuningDB, RecordsRoundTripPerTargetAndTemplateVersion) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  auto db = TuningDB::open(path, "target-a");
+  ASSERT_TRUE(db);
+  EXPECT_FALSE(db->find("w1"));
+  ASSERT_TRUE(db->store(record("w1", "cfg-1")));
+  TuningRecord old = record("w2", "cfg-old");
+  old.template_version = kGemmTemplateVersion - 1;
+  ASSERT_TRUE(db->store(old));
+
+  const auto got = db->find("w1");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->config, "cfg-1");
+  EXPECT_DOUBLE_EQ(got->seconds, 1e-3);
+  EXPECT_DOUBLE_EQ(got->first_seconds, 2e-3);
+  EXPECT_TRUE(got->settled);
+  EXPECT_EQ(got->calls, 42u);
+  EXPECT_EQ(got->library_version, "test");
+  EXPECT_EQ(got->unix_time, 1700000000);
+  EXPECT_FALSE(db->find("w2")) << "a record of another template version is not used";
+
+  ASSERT_TRUE(db->store(record("w1", "cfg-2")));
+  EXPECT_EQ(db->find("w1")->config, "cfg-2") << "a new record replaces the old one";
+  auto other = TuningDB::open(path, "target-b");
+  ASSERT_TRUE(other);
+  EXPECT_FALSE(other->find("w1")) << "another target's records are not seen";
+}
+
+TEST(TuningDB, TwoHandlesOnOneFileSeeEachOthersRecords) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  auto a = TuningDB::open(path, "t");
+  auto b = TuningDB::open(path, "t");
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->store(record("w", "from-a")));
+  ASSERT_TRUE(b->find("w"));
+  EXPECT_EQ(b->find("w")->config, "from-a");
+  ASSERT_TRUE(b->store(record("w", "from-b")));
+  EXPECT_EQ(a->find("w")->config, "from-b");
+}
+
+TEST(TuningDB, ADamagedFileIsSetAsideAndReplaced) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  std::ofstream(path) << std::string(5000, 'x');
+  auto db = TuningDB::open(path, "t");
+  ASSERT_TRUE(db);
+  EXPECT_EQ(files_set_aside(folder.path), 1u);
+  EXPECT_FALSE(db->find("w"));
+  EXPECT_TRUE(db->store(record("w", "c")));
+  EXPECT_EQ(db->find("w")->config, "c");
+}
+
+TEST(TuningDB, AFileOfAnotherSchemaVersionIsSetAsideAndReplaced) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  {
+    auto db = TuningDB::open(path, "t");
+    ASSERT_TRUE(db && db->store(record("w", "c")));
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE meta SET value = '999' WHERE key = 'schema_version';", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  auto db = TuningDB::open(path, "t");
+  ASSERT_TRUE(db);
+  EXPECT_EQ(files_set_aside(folder.path), 1u);
+  EXPECT_FALSE(db->find("w")) << "the foreign file's records are not read";
+}
+
+// Calls a 40×56×48 workload until its session settles (at most `max_calls` calls).
+WorkloadInfo serve_until_settled(Runtime& rt, int max_calls) {
+  std::vector<float> a(40 * 48, 0.5f), b(48 * 56, 0.25f), c(40 * 56);
+  WorkloadInfo info;
+  for (int i = 0; i < max_calls; ++i) {
+    rt.matmul(TensorView::matrix(a.data(), 40, 48), TensorView::matrix(b.data(), 48, 56),
+              TensorView::matrix(c.data(), 40, 56));
+    if (i % 20 == 19) {
+      rt.wait_idle();
+      info = rt.workloads().at(0);
+      if (info.tuning == "settled") break;
+    }
+  }
+  return info;
+}
+
+TEST(TuningDBRuntime, ASecondRuntimeStartsASettledWorkloadFromItsRecordAndDoesNotTune) {
+  const TempFolder folder;
+  RuntimeOptions o;
+  o.threads = 1;
+  o.exploration_budget = 1.0;
+  o.cache_dir = folder.path.string();
+  WorkloadInfo first;
+  {
+    Runtime rt(o);
+    first = serve_until_settled(rt, 20000);
+    ASSERT_EQ(first.tuning, "settled");
+  }
+  Runtime rt(o);
+  const WorkloadInfo again = serve_until_settled(rt, 40);
+  EXPECT_EQ(again.tuning, "settled");
+  EXPECT_EQ(again.first_config, first.config) << "the first JIT kernel is the recorded best";
+  EXPECT_EQ(again.config, first.config);
+  EXPECT_EQ(again.tuning_calls, 0u) << "a settled workload's calls are not counted";
+  EXPECT_EQ(again.compiled, 0u) << "and no candidate is compiled";
+}
+
+TEST(TuningDBRuntime, ARecordTheTemplateDoesNotAcceptIsIgnored) {
+  const TempFolder folder;
+  const Workload w = Workload::matmul(40, 56, 48);
+  {
+    RuntimeOptions probe;
+    probe.cache_dir = folder.path.string();
+    Runtime make_the_file(probe);  // the runtime names the file; write into the one it uses
+  }
+  std::string path;
+  for (const auto& e : fs::directory_iterator(folder.path))
+    if (e.path().extension() == ".sqlite") path = e.path().string();
+  ASSERT_FALSE(path.empty());
+  {
+    auto db = TuningDB::open(path, Target::host().fingerprint());
+    ASSERT_TRUE(db && db->store(record(w.text(), "mr=999 nr=1")));
+  }
+  RuntimeOptions o;
+  o.threads = 1;
+  o.tuning = false;
+  o.cache_dir = folder.path.string();
+  Runtime rt(o);
+  const WorkloadInfo info = serve_until_settled(rt, 20);
+  EXPECT_EQ(info.first_config, default_gemm_config(w, Target::host(), 1).text());
+}
+
+}  // namespace
+}  // namespace livetune
