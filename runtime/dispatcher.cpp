@@ -30,6 +30,10 @@ struct Recent {
 };
 thread_local Recent recent;
 
+// Settled calls of this thread, all workloads: every kDriftPeriod-th is timed.
+thread_local uint32_t settled_calls = 0;
+constexpr uint32_t kDriftPeriod = 1024;
+
 const char* phase_name(int p) {
   static const char* names[] = {"builtin", "compiling", "jit", "failed"};
   return names[p];
@@ -81,7 +85,17 @@ void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const
     tuning_call(*s, *k, a, b, bias, c, constant_b);
     return;
   }
+  // Settled: one call in kDriftPeriod of this thread is timed, for the session's drift check.
+  if (++settled_calls % kDriftPeriod != 0) {
+    run(*k, a, b, bias, c, constant_b);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
   run(*k, a, b, bias, c, constant_b);
+  bool full = false;
+  if (s->live.drift_sample(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), full) &&
+      full)
+    request_step(*s);
 }
 
 void Dispatcher::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
@@ -208,8 +222,8 @@ void Dispatcher::compile_in_background(State* s) {
         {
           std::lock_guard<std::mutex> lock(s->mutex);
           s->first = result.kernel;
+          s->session = std::move(session);  // before the kernel: a call that sees one may use the other
           s->live.incumbent.store(result.kernel.get(), std::memory_order_release);
-          s->session = std::move(session);
           s->phase = Phase::jit;
         }
         log(LogLevel::info, "'" + w.text() + "': JIT kernel '" + config.text() + "' in use" +

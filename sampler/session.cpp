@@ -64,7 +64,10 @@ void TuningSession::step() {
 }
 
 void TuningSession::advance_from_timings() {
-  if (settled_) return;
+  if (settled_) {
+    if (options_.enabled) check_drift();
+    return;
+  }
   const uint64_t calls = live_.calls.load(std::memory_order_relaxed);
   budget_.add_calls(calls - calls_seen_, incumbent_s_);
   calls_seen_ = calls;
@@ -74,6 +77,27 @@ void TuningSession::advance_from_timings() {
     judge(*t);
   }
   advance();
+}
+
+// The sampled calls of a settled workload: tuning wakes when their median is `drift` times the
+// kernel's recorded time — the machine or the traffic changed, and with it maybe the best.
+void TuningSession::check_drift() {
+  if (live_.drift_next.load(std::memory_order_acquire) < LiveTuning::kDriftSamples) return;
+  std::vector<double> seconds;
+  for (const auto& s : live_.drift_seconds) seconds.push_back(s.load(std::memory_order_relaxed));
+  const double now = median(seconds);
+  if (incumbent_s_ > 0.0 && now > options_.drift * incumbent_s_) {
+    log(LogLevel::info, "'" + workload_.text() + "': kernel drifted from " + std::to_string(incumbent_s_ * 1e6) +
+                            " to " + std::to_string(now * 1e6) + " us per call: tuning again");
+    settled_ = false;
+    incumbent_s_ = 0.0;  // a new baseline first
+    rounds_without_gain_ = 0;
+    data_ = std::make_unique<ValidationData>(workload_, workload_.hash());
+    calls_seen_ = live_.calls.load(std::memory_order_relaxed);
+    live_.tuning.store(true, std::memory_order_release);
+    advance();
+  }
+  live_.drift_next.store(0, std::memory_order_release);
 }
 
 // The next stage: a baseline of the incumbent first (its time prices the budget), then the

@@ -7,6 +7,7 @@
 // faster with confidence (promoted), clearly or surely slower, or out of pairs (dropped). A
 // stage opens only when the exploration budget allows it; rounds that stop improving settle
 // the workload, after which its calls cost the lookup and the incumbent only.
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -39,6 +40,9 @@ struct TuningOptions {
   double clearly_slower = 1.2;  // median time ratio that drops a candidate after 4 pairs
   int settle_rounds = 3;    // rounds in a row without a promotion settle the workload
   int max_candidates = 64;  // configs tried per session at most, the first kernel's aside
+  // A settled workload tunes again when the median of its sampled calls is this much slower
+  // than the kernel's recorded time.
+  double drift = 1.2;
   uint64_t seed = 1;
 };
 
@@ -50,6 +54,19 @@ struct LiveTuning {
   std::atomic<uint64_t> calls{0};      // calls counted while tuning
   // The call that counts this many hands the session a step (the budget allows a stage then).
   std::atomic<uint64_t> wake_at{std::numeric_limits<uint64_t>::max()};
+  // Once settled, a call now and then is timed here; the one that fills the last slot hands
+  // the session a step, which wakes tuning if the kernel has drifted (TuningOptions::drift).
+  static constexpr uint32_t kDriftSamples = 16;
+  std::array<std::atomic<double>, kDriftSamples> drift_seconds{};
+  std::atomic<uint32_t> drift_next{0};
+  // Whether a settled call's time goes to slot `i` (true for the one that fills the last).
+  bool drift_sample(double seconds, bool& full) {
+    const uint32_t i = drift_next.fetch_add(1, std::memory_order_relaxed);
+    if (i >= kDriftSamples) return false;
+    drift_seconds[i].store(seconds, std::memory_order_relaxed);
+    full = i + 1 == kDriftSamples;
+    return true;
+  }
 };
 
 struct TuningReport {
@@ -85,6 +102,7 @@ class TuningSession {
 
  private:
   void advance_from_timings();
+  void check_drift();
   void publish();
   void judge(Trial& t);
   void advance();

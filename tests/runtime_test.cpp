@@ -3,6 +3,7 @@
 // means, on one thread and on two; K = 0 gives act(bias + beta·C).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -137,6 +138,34 @@ TEST(RuntimeKZero, BiasAndBetaOnly) {
       rt.wait_idle();
     }
   }
+}
+
+TEST(RuntimeStats, TheTableAndTheJsonShowEveryWorkloadAndItsKernel) {
+  RuntimeOptions o;
+  o.threads = 1;
+  o.tuning = false;
+  Runtime rt(o);
+  const test::Problem p1(mm(20, 30, 40), 1), p2(epi(mm(7, 16, 9), true, ActivationKind::gelu), 2);
+  for (const test::Problem* p : {&p1, &p2}) {
+    std::vector<float> c = p->c0;
+    call(rt, *p, c);
+  }
+  rt.wait_idle();
+  const RuntimeStats stats = rt.stats();
+  ASSERT_EQ(stats.workloads.size(), 2u);
+  const std::string table = stats.table(), json = stats.json();
+  for (const WorkloadInfo& w : stats.workloads) {
+    EXPECT_EQ(w.state, "jit");
+    EXPECT_EQ(w.tuning, "frozen");
+    EXPECT_FALSE(w.config.empty());
+    EXPECT_NE(table.find(w.workload.substr(0, 40)), std::string::npos) << table;
+    EXPECT_NE(table.find(w.config), std::string::npos) << table;
+    EXPECT_NE(json.find("\"workload\": \"" + w.workload + "\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"config\": \"" + w.config + "\""), std::string::npos) << json;
+  }
+  EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_EQ(json.back(), '}');
 }
 
 }  // namespace

@@ -4,11 +4,16 @@
 // which candidate wins, so these tests assert what holds whatever the timings are.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
 #include "jit/reference.hpp"
+#include "jit/target.hpp"
+#include "policy/default_rule.hpp"
 #include "runtime/dispatcher.hpp"
 #include "test_util.hpp"
 #include "workloads.hpp"
@@ -135,6 +140,49 @@ TEST(TuningConcurrency, CallersOnSeveralThreadsGetRightResultsWhileTuning) {
   for (const std::string& f : failures) EXPECT_EQ(f, "") << test::describe(w);
   const TuningReport r = report_of(d, w);
   EXPECT_GE(r.validated, r.measured);
+}
+
+// A session settled from a record, handed the sampled times of its settled calls.
+struct SettledSession {
+  LiveTuning live;
+  std::unique_ptr<TuningSession> session;
+  explicit SettledSession(double recorded_s) {
+    const Workload w = test::mm(16, 32, 8);
+    KernelPtr k = compile_gemm(w, default_gemm_config(w, Target::host(), 1));
+    TuningReport recorded;
+    recorded.state = "settled";
+    recorded.incumbent_s = recorded_s;
+    live.incumbent = k.get();
+    session = std::make_unique<TuningSession>(live, k, std::make_unique<ValidationData>(w, 1), quick(), &recorded);
+  }
+  void sample_all(double seconds) {
+    bool full = false;
+    for (uint32_t i = 0; i < LiveTuning::kDriftSamples; ++i) ASSERT_TRUE(live.drift_sample(seconds, full));
+    ASSERT_TRUE(full);
+    bool ignored = false;
+    EXPECT_FALSE(live.drift_sample(seconds, ignored)) << "a full set of samples takes no more";
+  }
+};
+
+TEST(TuningDrift, ASettledWorkloadTunesAgainWhenItsCallsAreSustainedSlower) {
+  SettledSession s(1e-3);
+  ASSERT_EQ(s.session->report().state, "settled");
+  ASSERT_FALSE(s.live.tuning.load());
+  s.sample_all(1.3e-3);
+  s.session->step();
+  EXPECT_EQ(s.session->report().state, "tuning");
+  EXPECT_TRUE(s.live.tuning.load());
+  EXPECT_NE(s.live.trial.load(), nullptr) << "it starts with a new baseline of the incumbent";
+}
+
+TEST(TuningDrift, WithinTheMarginItStaysSettledAndSamplesAgain) {
+  SettledSession s(1e-3);
+  s.sample_all(1.1e-3);
+  s.session->step();
+  EXPECT_EQ(s.session->report().state, "settled");
+  EXPECT_FALSE(s.live.tuning.load());
+  bool full = false;
+  EXPECT_TRUE(s.live.drift_sample(1e-3, full)) << "sampling starts over";
 }
 
 }  // namespace

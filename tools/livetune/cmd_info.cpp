@@ -3,10 +3,10 @@
 #include <cstdio>
 
 #include "jit/target.hpp"
+#include "runtime/json.hpp"
 #include "tools/livetune/args.hpp"
 #include "tools/livetune/commands.hpp"
 #include "tools/livetune/fma_peak.hpp"
-#include "tools/livetune/json.hpp"
 
 namespace livetune::cli {
 

@@ -76,6 +76,13 @@ struct WorkloadInfo {
   double exploration_overhead = 0;  // share of the workload's call time spent exploring
 };
 
+// Everything a runtime knows of its workloads: a table for people, JSON for programs.
+struct RuntimeStats {
+  std::vector<WorkloadInfo> workloads;
+  std::string table() const;
+  std::string json() const;
+};
+
 class Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});
@@ -93,7 +100,8 @@ class Runtime {
   // Blocks until background compiles and tuning steps have finished (tests, tools; never
   // needed for correctness).
   void wait_idle();
-  std::vector<WorkloadInfo> workloads() const;
+  std::vector<WorkloadInfo> workloads() const;  // sorted by workload text
+  RuntimeStats stats() const { return {workloads()}; }
   int threads() const;
 
   struct Impl;

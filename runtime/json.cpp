@@ -1,9 +1,9 @@
-#include "tools/livetune/json.hpp"
+#include "runtime/json.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-namespace livetune::cli {
+namespace livetune {
 
 std::string Json::quote(const std::string& s) {
   std::string q = "\"";
@@ -87,4 +87,4 @@ Json& Json::null_field(const std::string& k) {
   return *this;
 }
 
-}  // namespace livetune::cli
+}  // namespace livetune

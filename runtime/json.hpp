@@ -1,10 +1,10 @@
 #pragma once
-// A minimal JSON writer for the CLI's --json output: objects, arrays, strings, numbers.
+// A minimal JSON writer (the CLI's --json output, Runtime::stats()): objects, arrays, strings, numbers.
 #include <sstream>
 #include <string>
 #include <vector>
 
-namespace livetune::cli {
+namespace livetune {
 
 class Json {
  public:
@@ -31,4 +31,4 @@ class Json {
   std::vector<bool> first_{true};
 };
 
-}  // namespace livetune::cli
+}  // namespace livetune

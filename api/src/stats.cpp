@@ -1,0 +1,74 @@
+// Runtime::stats() as a table and as JSON.
+#include <cstdio>
+#include <string>
+
+#include "livetune/runtime.hpp"
+#include "runtime/json.hpp"
+
+namespace livetune {
+namespace {
+
+std::string format(const char* fmt, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// A column of the table: its heading and each workload's cell.
+std::string speedup(const WorkloadInfo& w) {
+  return w.kernel_us > 0 && w.first_kernel_us > 0 ? format("%.2fx", w.first_kernel_us / w.kernel_us) : "-";
+}
+
+}  // namespace
+
+std::string RuntimeStats::table() const {
+  std::string out = "workload                                            state     tuning   calls  prop comp  val meas  rej prom"
+                    "   kernel us  speedup  explored  settled at\n";
+  for (const WorkloadInfo& w : workloads) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%-50.50s  %-8s  %-8s %6llu %5llu %4llu %4llu %4llu %4llu %4llu %11.1f %8s %8.2f%% %11s\n",
+                  w.workload.c_str(), w.state.c_str(), w.tuning.empty() ? "-" : w.tuning.c_str(),
+                  static_cast<unsigned long long>(w.tuning_calls), static_cast<unsigned long long>(w.proposed),
+                  static_cast<unsigned long long>(w.compiled), static_cast<unsigned long long>(w.validated),
+                  static_cast<unsigned long long>(w.measured), static_cast<unsigned long long>(w.rejected),
+                  static_cast<unsigned long long>(w.promoted), w.kernel_us, speedup(w).c_str(),
+                  100 * w.exploration_overhead,
+                  w.calls_to_settle ? (std::to_string(w.calls_to_settle) + " calls").c_str() : "-");
+    out += line;
+    if (!w.config.empty()) out += "    kernel: " + w.config + "\n";
+  }
+  return out;
+}
+
+std::string RuntimeStats::json() const {
+  Json j;
+  j.begin_object().begin_array("workloads");
+  for (const WorkloadInfo& w : workloads) {
+    j.begin_object()
+        .field("workload", w.workload)
+        .field("state", w.state)
+        .field("tuning", w.tuning)
+        .field("config", w.config)
+        .field("first_config", w.first_config)
+        .field("compile_ms", w.compile_ms)
+        .field("tuning_calls", int64_t(w.tuning_calls))
+        .field("calls_to_settle", int64_t(w.calls_to_settle))
+        .begin_object("candidates")
+        .field("proposed", int64_t(w.proposed))
+        .field("compiled", int64_t(w.compiled))
+        .field("validated", int64_t(w.validated))
+        .field("measured", int64_t(w.measured))
+        .field("rejected", int64_t(w.rejected))
+        .field("promoted", int64_t(w.promoted))
+        .end_object()
+        .field("kernel_us", w.kernel_us)
+        .field("first_kernel_us", w.first_kernel_us)
+        .field("exploration_overhead", w.exploration_overhead)
+        .end_object();
+  }
+  j.end_array().end_object();
+  return j.str();
+}
+
+}  // namespace livetune
