@@ -55,14 +55,15 @@ bool exec(sqlite3* db, const char* sql, std::string* why) {
 }
 
 // Opens `path` and checks that it is a tuning database of this schema (making it one if it is
-// new). Empty: usable; else why not.
+// new). Empty: usable; else why not. sqlite3_close_v2: a connection closed while a statement
+// is still alive closes when the statement is finalised (sqlite3_close would fail and leak it).
 std::string try_open(const std::string& path, sqlite3** out) {
   *out = nullptr;
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string why = db ? sqlite3_errmsg(db) : "cannot open";
-    sqlite3_close(db);
+    sqlite3_close_v2(db);
     return why;
   }
   sqlite3_busy_timeout(db, 2000);  // another process's write: wait for it, briefly
@@ -71,32 +72,32 @@ std::string try_open(const std::string& path, sqlite3** out) {
   // NORMAL: a commit is not synced to disk at once; a power cut may lose the last records of a
   // cache, never corrupt it.
   if (!exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", &why) || !exec(db, kSchema, &why)) {
-    sqlite3_close(db);
+    sqlite3_close_v2(db);
     return why;
   }
   Statement version(db, "SELECT value FROM meta WHERE key = 'schema_version';");
   if (!version.ok()) {
-    sqlite3_close(db);
+    sqlite3_close_v2(db);
     return "unreadable meta table";
   }
   const std::string ours = std::to_string(TuningDB::kSchemaVersion);
   if (sqlite3_step(version.get()) == SQLITE_ROW) {
     const std::string theirs = version.column_text(0);
     if (theirs != ours) {
-      sqlite3_close(db);
+      sqlite3_close_v2(db);
       return "schema version " + theirs + ", this library writes " + ours;
     }
   } else {
     Statement set(db, "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1);");
     set.text(1, ours);
     if (!set.ok() || sqlite3_step(set.get()) != SQLITE_DONE) {
-      sqlite3_close(db);
+      sqlite3_close_v2(db);
       return "cannot write the schema version";
     }
   }
   Statement check(db, "PRAGMA quick_check;");
   if (!check.ok() || sqlite3_step(check.get()) != SQLITE_ROW || check.column_text(0) != "ok") {
-    sqlite3_close(db);
+    sqlite3_close_v2(db);
     return "damaged (quick_check failed)";
   }
   *out = db;
@@ -146,7 +147,7 @@ std::unique_ptr<TuningDB> TuningDB::open(const std::string& path, const std::str
 TuningDB::TuningDB(sqlite3* db, std::string path, std::string target)
     : db_(db), path_(std::move(path)), target_(std::move(target)) {}
 
-TuningDB::~TuningDB() { sqlite3_close(db_); }
+TuningDB::~TuningDB() { sqlite3_close_v2(db_); }
 
 std::optional<TuningRecord> TuningDB::find(const std::string& workload) const {
   Statement q(db_,

@@ -2,8 +2,7 @@
 #include <cstdio>
 #include <string>
 
-#include "livetune/runtime.hpp"
-#include "runtime/json.hpp"
+#include "stats.hpp"
 
 namespace livetune {
 namespace {
@@ -14,12 +13,23 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-// A column of the table: its heading and each workload's cell.
+// The kernel in use against the first one, or "-" before both were timed.
 std::string speedup(const WorkloadInfo& w) {
   return w.kernel_us > 0 && w.first_kernel_us > 0 ? format("%.2fx", w.first_kernel_us / w.kernel_us) : "-";
 }
 
 }  // namespace
+
+void write_candidates(Json& j, const WorkloadInfo& w) {
+  j.begin_object("candidates")
+      .field("proposed", int64_t(w.proposed))
+      .field("compiled", int64_t(w.compiled))
+      .field("validated", int64_t(w.validated))
+      .field("measured", int64_t(w.measured))
+      .field("rejected", int64_t(w.rejected))
+      .field("promoted", int64_t(w.promoted))
+      .end_object();
+}
 
 std::string RuntimeStats::table() const {
   std::string out = "workload                                            state     tuning   calls  prop comp  val meas  rej prom"
@@ -53,16 +63,9 @@ std::string RuntimeStats::json() const {
         .field("first_config", w.first_config)
         .field("compile_ms", w.compile_ms)
         .field("tuning_calls", int64_t(w.tuning_calls))
-        .field("calls_to_settle", int64_t(w.calls_to_settle))
-        .begin_object("candidates")
-        .field("proposed", int64_t(w.proposed))
-        .field("compiled", int64_t(w.compiled))
-        .field("validated", int64_t(w.validated))
-        .field("measured", int64_t(w.measured))
-        .field("rejected", int64_t(w.rejected))
-        .field("promoted", int64_t(w.promoted))
-        .end_object()
-        .field("kernel_us", w.kernel_us)
+        .field("calls_to_settle", int64_t(w.calls_to_settle));
+    write_candidates(j, w);
+    j.field("kernel_us", w.kernel_us)
         .field("first_kernel_us", w.first_kernel_us)
         .field("exploration_overhead", w.exploration_overhead)
         .end_object();

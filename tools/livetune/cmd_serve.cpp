@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/src/stats.hpp"
 #include "jit/compile.hpp"
 #include "jit/gemm_config.hpp"
 #include "jit/target.hpp"
@@ -259,15 +260,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
           .field("ratio_to_reference", reference_s / final_s);
     else
       j.null_field("reference_gflops").null_field("ratio_to_reference");
-    j.begin_object("candidates")
-        .field("proposed", int64_t(info.proposed))
-        .field("compiled", int64_t(info.compiled))
-        .field("validated", int64_t(info.validated))
-        .field("measured", int64_t(info.measured))
-        .field("rejected", int64_t(info.rejected))
-        .field("promoted", int64_t(info.promoted))
-        .end_object()
-        .begin_array("kernel_changes");
+    write_candidates(j, info);
+    j.begin_array("kernel_changes");
     for (size_t i = 0; i < changes.size(); ++i)
       j.begin_object().field("call", int64_t(changes[i].call)).field("config", change_configs[i]).end_object();
     j.end_array().begin_array("per_call_us");
