@@ -99,10 +99,10 @@ void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const
 }
 
 void Dispatcher::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
-                     const std::shared_ptr<ConstantOperand>& constant_b) {
+                     const std::shared_ptr<ConstantOperand>& constant_b, bool candidate) {
   const float* b_packed = nullptr;
   if (constant_b && k.pack_b) {
-    const ConstantOperand::Lookup found = constant_b->find(k);
+    const ConstantOperand::Lookup found = constant_b->find(k, !candidate);
     b_packed = found.data;
     // A kernel outlives the jobs that use it: the queue finishes its jobs before the
     // dispatcher (and its sessions) die, and a dropped candidate waits for its last caller.
@@ -120,7 +120,7 @@ void Dispatcher::tuning_call(State& s, const Kernel& incumbent, const float* a, 
   if (Trial* t = s.live.trial.load(std::memory_order_acquire); t && t->enter()) {
     if (const Trial::Slot slot = t->take(); slot.kernel) {
       const auto start = std::chrono::steady_clock::now();
-      run(*slot.kernel, a, b, bias, c, constant_b);
+      run(*slot.kernel, a, b, bias, c, constant_b, slot.kernel != &incumbent);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const bool last = t->record(slot.index, seconds);
       t->leave();
