@@ -22,7 +22,7 @@ class CandidateSource {
 class ModelFreeSource final : public CandidateSource {
  public:
   // local_share: the part of each batch made of local moves around the incumbent.
-  explicit ModelFreeSource(double local_share = 0.5) : local_share_(local_share) {}
+  explicit ModelFreeSource(double local_share = 0.75) : local_share_(local_share) {}
   std::vector<Config> propose(const Space& space, const Config& incumbent, size_t count,
                               std::mt19937_64& rng) override;
 

@@ -38,7 +38,7 @@ struct TuningOptions {
   int max_pairs = 24;       // a candidate not faster with confidence by then is dropped
   double margin = 0.01;     // faster means faster by more than this share
   double clearly_slower = 1.2;  // median time ratio that drops a candidate after 4 pairs
-  int settle_rounds = 3;    // rounds in a row without a promotion settle the workload
+  int settle_rounds = 5;    // rounds in a row without a promotion settle the workload
   int max_candidates = 64;  // configs tried per session at most, the first kernel's aside
   // A settled workload tunes again when the median of its sampled calls is this much slower
   // than the kernel's recorded time.
