@@ -6,6 +6,7 @@
 
 namespace livetune {
 
+// The same values as the public livetune::LogSeverity (api/include/livetune/log.hpp).
 enum class LogLevel { debug = 0, info = 1, warn = 2, error = 3 };
 
 using LogSink = std::function<void(LogLevel, const std::string&)>;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -166,6 +167,46 @@ TEST(RuntimeStats, TheTableAndTheJsonShowEveryWorkloadAndItsKernel) {
   EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));
   EXPECT_EQ(json.front(), '{');
   EXPECT_EQ(json.back(), '}');
+}
+
+TEST(RuntimeLog, ACallbackGetsTheMessagesAtItsLevelAndAboveUntilRemoved) {
+  struct Message {
+    LogSeverity severity;
+    std::string text;
+  };
+  std::mutex mutex;
+  std::vector<Message> got;
+  auto keep = [&](LogSeverity s, const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex);
+    got.push_back({s, text});
+  };
+  auto run_one_workload = [](int64_t n) {
+    RuntimeOptions o;
+    o.threads = 1;
+    o.tuning = false;
+    o.persistent = false;
+    Runtime rt(o);
+    const test::Problem p(mm(8, n, 8), 3);
+    std::vector<float> c = p.c0;
+    call(rt, p, c);
+    rt.wait_idle();
+  };
+  set_log_callback(keep, LogSeverity::info);
+  run_one_workload(24);
+  set_log_callback(keep, LogSeverity::warn);
+  run_one_workload(25);
+  set_log_callback(nullptr);
+  run_one_workload(26);
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto mentions = [&](int64_t n) {
+    return std::count_if(got.begin(), got.end(), [&](const Message& m) {
+      return m.text.find(mm(8, n, 8).text()) != std::string::npos && m.text.find("JIT kernel") != std::string::npos;
+    });
+  };
+  EXPECT_EQ(mentions(24), 1) << "the kernel taking over is an info message";
+  EXPECT_EQ(mentions(25), 0) << "below the callback's level";
+  EXPECT_EQ(mentions(26), 0) << "the callback was removed";
+  for (const Message& m : got) EXPECT_GE(int(m.severity), int(LogSeverity::info)) << m.text;
 }
 
 }  // namespace
