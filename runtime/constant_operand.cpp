@@ -16,12 +16,11 @@ ConstantOperand::~ConstantOperand() {
   for (auto& slot : slots_) delete slot.load();
 }
 
-ConstantOperand::Lookup ConstantOperand::find(const Kernel& k, bool claim) {
+ConstantOperand::Lookup ConstantOperand::find(const Kernel& k) {
   Packed* fresh = nullptr;
   for (auto& slot : slots_) {
     Packed* p = slot.load(std::memory_order_acquire);
     if (!p) {
-      if (!claim) return Lookup{};  // layouts fill the slots in order: this one is not there
       if (!fresh) fresh = new Packed(k.b_layout);  // once per layout, on its first call
       if (slot.compare_exchange_strong(p, fresh, std::memory_order_acq_rel)) return Lookup{nullptr, fresh};
       // Another caller took the slot: `p` now holds its entry, which may be this layout.

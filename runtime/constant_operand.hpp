@@ -24,9 +24,8 @@ class ConstantOperand {
     const float* data = nullptr;  // the packed copy, when ready
     Packed* to_pack = nullptr;     // set for the one caller that must now pack (in the background)
   };
-  // For a kernel that packs B (k.pack_b set). claim = false: never claims a layout (a
-  // candidate raced on a few calls is not worth a packed copy, nor a slot).
-  Lookup find(const Kernel& k, bool claim = true);
+  // For a kernel that packs B (k.pack_b set).
+  Lookup find(const Kernel& k);
   void pack(Packed* p, const Kernel& k);
 
  private:

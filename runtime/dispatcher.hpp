@@ -67,9 +67,9 @@ class Dispatcher {
   };
   std::optional<Recorded> recorded(const Workload& w) const;
   void record(const Workload& w, const TuningReport& r);
-  // candidate: a kernel on trial, which uses a packed B if one exists but never asks for one.
   void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
-           const std::shared_ptr<ConstantOperand>& constant_b, bool candidate = false);
+           const std::shared_ptr<ConstantOperand>& constant_b);
+  bool packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b);
   // A call while the workload is tuning: counted, and run in a trial's slot if one is free.
   void tuning_call(State& s, const Kernel& incumbent, const float* a, const float* b, const float* bias, float* c,
                    const std::shared_ptr<ConstantOperand>& constant_b);

@@ -1,6 +1,7 @@
 #include "sampler/session.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "jit/compile.hpp"
@@ -158,28 +159,39 @@ void TuningSession::judge(Trial& t) {
     return;
   }
   candidate_trials_.push_back(&t);
-  {
-    std::string times;
-    for (size_t p = 0; p < inc.size(); ++p) times += " " + std::to_string(inc[p] * 1e3) + "/" + std::to_string(cand[p] * 1e3);
-    log(LogLevel::debug, "'" + workload_.text() + "': '" + candidate_->config.text() +
-                             "' raced, ms incumbent/candidate per pair:" + times);
+  // A pair whose candidate call could not run fairly (Trial::kVoid) is left out.
+  std::vector<double> inc_used, cand_used;
+  std::string times;
+  for (size_t p = 0; p < inc.size(); ++p) {
+    times += " " + std::to_string(inc[p] * 1e3) + "/" + std::to_string(cand[p] * 1e3);
+    if (std::isnan(cand[p]) || std::isnan(inc[p])) continue;
+    inc_used.push_back(inc[p]);
+    cand_used.push_back(cand[p]);
   }
-  budget_.add_extra(sum(cand) - sum(inc));
-  for (size_t p = 0; p < inc.size(); ++p) ratios_.push_back(cand[p] / inc[p]);
-  incumbent_s_ = median(inc);  // follows the machine's drift
+  log(LogLevel::debug, "'" + workload_.text() + "': '" + candidate_->config.text() +
+                           "' raced, ms incumbent/candidate per pair:" + times);
+  if (inc_used.empty()) {
+    // Three stages without one fair pair: the candidate cannot be measured here.
+    if (++void_stages_ >= 3) drop_candidate(false);
+    return;
+  }
+  budget_.add_extra(sum(cand_used) - sum(inc_used));
+  for (size_t p = 0; p < inc_used.size(); ++p) ratios_.push_back(cand_used[p] / inc_used[p]);
+  incumbent_s_ = median(inc_used);  // follows the machine's drift
 
   const Verdict verdict = race(ratios_, options_.margin);
   if (verdict == Verdict::faster) {
-    model_.add(candidate_->config, median(cand));
+    model_.add(candidate_->config, median(cand_used));
     ++measured_, ++promoted_;
     gained_ = true;
     log(LogLevel::info, "'" + workload_.text() + "': promoted '" + candidate_->config.text() + "' (" +
                             std::to_string(median(ratios_)) + " of the incumbent's time)");
     live_.incumbent.store(candidate_.get(), std::memory_order_release);
     incumbents_.push_back(std::move(candidate_));
-    incumbent_s_ = median(cand);
+    incumbent_s_ = median(cand_used);
     candidate_trials_.clear();
     ratios_.clear();
+    void_stages_ = 0;
     record();
     return;
   }
@@ -192,13 +204,16 @@ void TuningSession::judge(Trial& t) {
   if (out) drop_candidate();
 }
 
-void TuningSession::drop_candidate() {
-  model_.add(candidate_->config, median(ratios_) * incumbent_s_);
-  ++measured_;
+void TuningSession::drop_candidate(bool measured) {
+  if (measured) {
+    model_.add(candidate_->config, median(ratios_) * incumbent_s_);
+    ++measured_;
+  }
   retiring_.push_back(Retiring{std::move(candidate_trials_), std::move(candidate_)});
   candidate_trials_.clear();
   candidate_.reset();
   ratios_.clear();
+  void_stages_ = 0;
 }
 
 void TuningSession::release_idle() {

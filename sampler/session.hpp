@@ -109,7 +109,7 @@ class TuningSession {
   bool next_candidate();
   void next_round();
   void open(const Kernel* candidate, int pairs);
-  void drop_candidate();
+  void drop_candidate(bool measured = true);
   void settle();
   void record();
   void release_idle();
@@ -128,6 +128,7 @@ class TuningSession {
   std::vector<KernelPtr> incumbents_;  // every one so far: a caller may still be inside an old one
   KernelPtr candidate_;
   std::vector<double> ratios_;                  // candidate / incumbent time, per pair so far
+  int void_stages_ = 0;                         // of the candidate, stages without a fair pair
   std::vector<Trial*> candidate_trials_;        // the stages of the candidate so far
   std::vector<std::unique_ptr<Trial>> trials_;  // kept: a caller may hold a pointer to a closed one
   struct Retiring {

@@ -6,6 +6,7 @@
 // full or closed stage sends them back to the incumbent.
 #include <array>
 #include <atomic>
+#include <limits>
 #include <vector>
 
 #include "jit/kernel.hpp"
@@ -30,7 +31,9 @@ class Trial {
   };
   Slot take();
   // Records the call's time; true for the call that filled the last slot (it hands the
-  // stage to the sampler).
+  // stage to the sampler). kVoid: the slot's kernel could not run fairly (the incumbent ran
+  // instead); its pair does not count.
+  static constexpr double kVoid = std::numeric_limits<double>::quiet_NaN();
   bool record(int slot, double seconds);
 
   // The sampler's side. After close(), no caller enters again; idle() then says when the

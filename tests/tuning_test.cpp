@@ -14,6 +14,7 @@
 #include "jit/reference.hpp"
 #include "jit/target.hpp"
 #include "policy/default_rule.hpp"
+#include "runtime/constant_operand.hpp"
 #include "runtime/dispatcher.hpp"
 #include "test_util.hpp"
 #include "workloads.hpp"
@@ -31,12 +32,14 @@ std::vector<Problem> problems(const Workload& w, int count) {
 }
 
 // `calls` calls through the dispatcher, each checked against the reference; the failures.
-std::string call_and_check(Dispatcher& d, const std::vector<Problem>& ps, int calls, int offset = 0) {
+// With `constant_b` (made from ps[0].b), every problem must share that B.
+std::string call_and_check(Dispatcher& d, const std::vector<Problem>& ps, int calls, int offset = 0,
+                           const std::shared_ptr<ConstantOperand>& constant_b = nullptr) {
   std::string failures;
   for (int i = 0; i < calls; ++i) {
     const Problem& p = ps[size_t(i + offset) % ps.size()];
     std::vector<float> c = p.c0;
-    d.matmul(p.w, p.a.data(), p.b.data(), p.bias_ptr(), c.data());
+    d.matmul(p.w, p.a.data(), p.b.data(), p.bias_ptr(), c.data(), constant_b);
     const std::string diff = test::compare_c(p.w, c, p.want, matmul_tolerance(p.w, 1.0));
     if (!diff.empty()) failures += "call " + std::to_string(i + offset) + ": " + diff + "\n";
   }
@@ -87,6 +90,31 @@ TEST(Tuning, EveryCallIsRightWhileCandidatesRaceAndTheSessionSettles) {
   ASSERT_EQ(call_and_check(d, ps, 20), "");
   d.wait_idle();
   EXPECT_EQ(report_of(d, w).calls, counted);
+}
+
+TEST(Tuning, OnAConstantBCandidatesWaitForTheirPackedCopyAndEveryCallIsRight) {
+  const Workload w = test::mm(30, 96, 64);
+  // One B for every call, as a layer's weights: only A changes from call to call.
+  std::vector<Problem> ps = problems(w, 1);
+  for (uint64_t seed : {201, 202, 203}) {
+    Problem p(w, seed);
+    p.b = ps[0].b;
+    p.want = p.c0;
+    reference_matmul(w, p.a.data(), p.b.data(), p.bias_ptr(), p.want.data());
+    ps.push_back(std::move(p));
+  }
+  auto constant_b = std::make_shared<ConstantOperand>(ps[0].b.data());
+  Dispatcher d(1, 1, quick());
+  TuningReport r;
+  int calls = 0;
+  for (int batch = 0; batch < 400 && r.state != "settled"; ++batch) {
+    ASSERT_EQ(call_and_check(d, ps, 16, calls, constant_b), "") << test::describe(w);
+    calls += 16;
+    d.wait_idle();
+    r = report_of(d, w);
+  }
+  ASSERT_EQ(r.state, "settled") << "after " << calls << " calls";
+  EXPECT_GE(r.measured, 1u);
 }
 
 TEST(Tuning, FrozenKeepsTheFirstKernel) {
