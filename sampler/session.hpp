@@ -77,7 +77,7 @@ struct TuningReport {
   std::string incumbent_config;
   double incumbent_s = 0.0;  // median time of the incumbent's latest timed calls
   double first_s = 0.0;      // the same for the first JIT kernel
-  double overhead_s = 0.0;   // exploration overhead so far (exploration_budget.hpp)
+  double overhead_s = 0.0;   // exploration overhead so far (budget.hpp)
   double total_s = 0.0;      // all call time so far, estimated
 };
 
