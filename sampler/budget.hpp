@@ -20,12 +20,15 @@ class ExplorationBudget {
   double total_s() const { return total_; }
   double used() const { return total_ > 0 ? overhead_ / total_ : 0.0; }
   // Whether a stage expected to cost `extra` seconds more than the incumbent keeps the
-  // overhead within the share, counted with the stage's own time.
-  bool allows(double extra) const { return overhead_ + extra <= share_ * (total_ + extra); }
+  // overhead within the share, counted with the stage's own time — less a tenth of the share
+  // kept back for stages that cost more than expected (a call that meets a busy machine).
+  static constexpr double kReserve = 0.1;
+  bool allows(double extra) const { return overhead_ + extra <= usable() * (total_ + extra); }
   // How many more calls at `seconds` each until allows(extra); 0 if it does already.
   uint64_t calls_until(double extra, double seconds) const;
 
  private:
+  double usable() const { return share_ * (1.0 - kReserve); }
   double share_;
   double overhead_ = 0.0;
   double total_ = 0.0;

@@ -94,6 +94,7 @@ void TuningSession::check_drift() {
     incumbent_s_ = 0.0;  // a new baseline first
     rounds_without_gain_ = 0;
     data_ = std::make_unique<ValidationData>(workload_, workload_.hash());
+    trusted_.clear();
     calls_seen_ = live_.calls.load(std::memory_order_relaxed);
     live_.tuning.store(true, std::memory_order_release);
     advance();
@@ -238,7 +239,9 @@ bool TuningSession::next_candidate() {
       continue;
     }
     ++compiled_;
-    if (const std::string why = data_->check(*k); !why.empty()) {
+    // Against the reference on sampled rows, and every element against a validated kernel.
+    if (trusted_.empty()) trusted_ = data_->output_of(*incumbents_.front());
+    if (const std::string why = data_->check(*k, &trusted_); !why.empty()) {
       ++rejected_;
       log(LogLevel::warn, "'" + workload_.text() + "': candidate '" + config.text() + "' dropped: " + why);
       continue;
@@ -273,6 +276,7 @@ void TuningSession::settle() {
   calls_to_settle_ = calls_seen_;
   live_.tuning.store(false, std::memory_order_release);
   data_.reset();
+  trusted_ = {};
   queue_.clear();
   log(LogLevel::info, "'" + workload_.text() + "': settled on '" + incumbents_.back()->config.text() + "'");
   record();

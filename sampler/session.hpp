@@ -124,6 +124,7 @@ class TuningSession {
   ExplorationBudget budget_;
   std::mt19937_64 rng_;
   std::unique_ptr<ValidationData> data_;  // freed once settled
+  std::vector<float> trusted_;            // the first kernel's output on data_'s inputs
 
   std::vector<KernelPtr> incumbents_;  // every one so far: a caller may still be inside an old one
   KernelPtr candidate_;

@@ -25,10 +25,14 @@ class ValidationData {
   // C before the call (read when beta != 0); outputs start as a copy of it.
   const std::vector<float>& c_init() const { return c_init_; }
 
-  // Empty when the kernel's result matches; otherwise what went wrong, for the log.
-  std::string check(const Kernel& k) const;
+  // Empty when the kernel's result matches; otherwise what went wrong, for the log. With
+  // `trusted` — the output of a kernel validated before (output_of) — every element is also
+  // compared with it: the reference covers only sampled rows of a large workload.
+  std::string check(const Kernel& k, const std::vector<float>* trusted = nullptr) const;
   // The same for an output computed by anyone from these inputs and c_init().
-  std::string check_output(const std::vector<float>& c) const;
+  std::string check_output(const std::vector<float>& c, const std::vector<float>* trusted = nullptr) const;
+  // What `k` writes into a copy of c_init() from these inputs.
+  std::vector<float> output_of(const Kernel& k) const;
 
  private:
   Workload w_;

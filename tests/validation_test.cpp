@@ -1,0 +1,42 @@
+// sampler/validation: a kernel's output is checked against the reference (every row of a small
+// workload, sampled rows of a large one) and, given the output of a kernel validated before,
+// element by element against it — which catches a wrong row the sampling missed.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "jit/compile.hpp"
+#include "jit/reference.hpp"
+#include "jit/target.hpp"
+#include "policy/default_rule.hpp"
+#include "sampler/validation.hpp"
+
+namespace livetune {
+namespace {
+
+TEST(Validation, AWrongRowTheSampleMissesIsCaughtAgainstAValidatedKernel) {
+  // Large enough (over 64 MFLOP) that the reference covers only sampled rows.
+  const Workload w = Workload::matmul(2000, 64, 256);
+  const ValidationData data(w, 5);
+  const KernelPtr k = compile_gemm(w, default_gemm_config(w, Target::host(), 1));
+  ASSERT_EQ(data.check(*k), "");
+  const std::vector<float> trusted = data.output_of(*k);
+  EXPECT_EQ(data.check(*k, &trusted), "") << "a kernel agrees with itself";
+
+  // The full reference, to corrupt only rows the sampled check passes.
+  std::vector<float> right = data.c_init();
+  reference_matmul(w, data.a(), data.b(), data.bias(), right.data());
+  int caught_only_by_trusted = 0;
+  for (int64_t row = 0; row < w.m; row += 97) {
+    std::vector<float> wrong = right;
+    wrong[size_t(row * w.ldc + 7)] += 0.5f;
+    if (!data.check_output(wrong).empty()) continue;  // a sampled row: the reference sees it
+    EXPECT_NE(data.check_output(wrong, &trusted), "") << "row " << row;
+    ++caught_only_by_trusted;
+  }
+  EXPECT_GT(caught_only_by_trusted, 5) << "most rows of a large workload are not sampled";
+  EXPECT_EQ(data.check_output(right, &trusted), "") << "the reference itself agrees within the tolerance";
+}
+
+}  // namespace
+}  // namespace livetune
