@@ -20,7 +20,7 @@ void BM_JitGemm(benchmark::State& state) {
   std::vector<float> a(size_t(w.m * w.k), 0.5f), b(size_t(w.k * w.n), 0.25f), c(size_t(w.m * w.n));
   livetune::Executor exec(1);
   for (auto _ : state) {
-    exec.run(*kernel, a.data(), b.data(), nullptr, c.data());
+    exec.run(*kernel, kernel->workload.m, a.data(), b.data(), nullptr, c.data());
     benchmark::DoNotOptimize(c.data());
   }
   state.counters["GFLOP/s"] = benchmark::Counter(w.flops() * double(state.iterations()) / 1e9,

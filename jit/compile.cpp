@@ -26,9 +26,9 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   std::vector<PieceRequest> requests;
   const TileSpec tile = tile_spec(w, g);
   requests.push_back({tile.key(), [tile](GemmEmitter& e, const std::string& n) { e.emit_tile(tile, n); }});
-  const bool edge = has_edge_tile(w, g);
-  if (edge) {
-    const TileSpec s = edge_tile_spec(w, g);
+  const std::vector<int> edge_rows = edge_tile_rows(w, g);
+  for (int rows : edge_rows) {
+    const TileSpec s = edge_tile_spec(w, g, rows);
     requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_tile(s, n); }});
   }
   if (g.pack_a) {
@@ -51,7 +51,7 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   kernel->gemm = g;
   size_t i = 0;
   kernel->tile = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
-  if (edge) kernel->edge_tile = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
+  for (int rows : edge_rows) kernel->edge_tiles[size_t(rows)] = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
   if (g.pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
   if (g.pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
   if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);

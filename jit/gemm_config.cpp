@@ -69,9 +69,9 @@ Space gemm_space(const Workload& w, const Target& t) {
     GemmConfig g = GemmConfig::from(c);
     const int nv = g.nr / vec;
     if (!tile_fits_registers(g.mr, nv, regs)) return false;
-    // A tile taller than M would never run (its edge tile would), and packing moves the last
-    // A panel up to hold mr real rows.
-    if (g.mr > w.m) return false;
+    // A tile taller than M would never run (its edge tiles would), and packing moves the last
+    // A panel up to hold mr real rows: the fewest rows a call may have.
+    if (g.mr > w.m || (g.pack_a && g.mr > w.least_m())) return false;
     if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
     // Unpacked B would be read with a stride of ldb across a row of the tile: always pack it.
     if (w.trans_b && !g.pack_b) return false;

@@ -24,9 +24,10 @@ class Walk {
   Walk(const Kernel& k, const GemmArgs& args) : k_(k), w_(k.workload), g_(k.gemm), args_(args) {
     static constexpr Dim kOrders[][3] = {{N, K, M}, {N, M, K}, {K, N, M}, {K, M, N}, {M, K, N}, {M, N, K}};
     std::copy(std::begin(kOrders[int(g_.order)]), std::end(kOrders[int(g_.order)]), order_);
-    lo_[M] = 0, hi_[M] = w_.m, lo_[N] = 0, hi_[N] = w_.n, lo_[K] = 0, hi_[K] = w_.k;
+    const int64_t rows = args.m > 0 ? args.m : w_.m;
+    lo_[M] = 0, hi_[M] = rows, lo_[N] = 0, hi_[N] = w_.n, lo_[K] = 0, hi_[K] = w_.k;
     if (g_.split == Split::m) {
-      lo_[M] = args.begin * g_.mr, hi_[M] = std::min(args.end * g_.mr, w_.m);
+      lo_[M] = args.begin * g_.mr, hi_[M] = std::min(args.end * g_.mr, rows);
     } else {
       lo_[N] = args.begin * g_.nr, hi_[N] = std::min(args.end * g_.nr, w_.n);
     }
@@ -120,8 +121,20 @@ class Walk {
     // the last of it.
     const float* a_tile = g_.pack_a ? a_pack_ + ir * kb + (g_.mr - rows) : args_.a + row * w_.lda + pc;
     const int64_t left = edge_moves_left_ && cols < g_.nr && col + cols == hi_[N] ? g_.nr - cols : 0;
-    const TileFn tile = rows == g_.mr ? k_.tile : k_.edge_tile;
-    tile(a_tile, b_tile - left, args_.c + row * w_.ldc + col - left, kb, pc == 0, cols + left, left);
+    if (rows == g_.mr || k_.edge_tiles[size_t(rows)]) {
+      const TileFn tile = rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
+      tile(a_tile, b_tile - left, args_.c + row * w_.ldc + col - left, kb, pc == 0, cols + left, left);
+    } else {
+      // A remainder of a bucket of M without a tile of its own: the tiles of its binary
+      // digits, one below the other.
+      const int64_t a_row = g_.pack_a ? 1 : w_.lda;
+      for (int64_t part = int64_t(1) << 3, done = 0; part > 0; part >>= 1) {
+        if (!(rows & part)) continue;
+        k_.edge_tiles[size_t(part)](a_tile + done * a_row, b_tile - left,
+                                    args_.c + (row + done) * w_.ldc + col - left, kb, pc == 0, cols + left, left);
+        done += part;
+      }
+    }
     if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, rows, cols);
   }
 

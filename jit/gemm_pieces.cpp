@@ -1,6 +1,7 @@
 #include "jit/gemm_pieces.hpp"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 namespace livetune {
@@ -43,11 +44,19 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   return t;
 }
 
-bool has_edge_tile(const Workload& w, const GemmConfig& c) { return w.m % c.mr != 0; }
+std::vector<int> edge_tile_rows(const Workload& w, const GemmConfig& c) {
+  std::set<int> remainders;
+  for (int64_t m = w.least_m(); m <= w.m && int64_t(remainders.size()) < c.mr; ++m)
+    if (m % c.mr != 0) remainders.insert(int(m % c.mr));
+  std::vector<int> powers;
+  for (int p = 1; p < c.mr; p *= 2) powers.push_back(p);
+  if (remainders.size() > powers.size()) return powers;
+  return {remainders.begin(), remainders.end()};
+}
 
-TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c) {
+TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
   TileSpec t = tile_spec(w, c);
-  t.rows = int(w.m % c.mr);
+  t.rows = rows;
   // It runs one tile in ceil(M / mr): not unrolled, its compile costs a fraction of the main
   // tile's.
   t.unroll = 1, t.tail = false;

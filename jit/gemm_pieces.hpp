@@ -6,6 +6,7 @@
 // kernel uses it (piece_cache.hpp).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "jit/gemm_config.hpp"
 #include "jit/workload.hpp"
@@ -63,11 +64,13 @@ struct EpilogueSpec {
 };
 
 TileSpec tile_spec(const Workload& w, const GemmConfig& c);
-// The tile of the last M mod mr rows, when M is not a multiple of mr: every row it computes
-// is one of C's (a tile of mr rows moved up over the rows above would compute up to mr - 1
-// rows twice: 3% of a 64³ GEMM with mr = 6).
-bool has_edge_tile(const Workload& w, const GemmConfig& c);
-TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c);
+// The row counts of the edge tiles, the tiles of the last M mod mr rows: every row they
+// compute is one of C's (a tile of mr rows moved up over the rows above would compute up to
+// mr - 1 rows twice: 3% of a 64³ GEMM with mr = 6). One count for a fixed M; for a bucket of
+// M, each remainder its Ms can leave, or where those are more than the powers of two below
+// mr, those powers, which the driver combines (a remainder of 5 runs the tiles of 4 and 1).
+std::vector<int> edge_tile_rows(const Workload& w, const GemmConfig& c);
+TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows);
 // The tile masks its loads of B (TileSpec::masked_loads): B read in place, narrower than a tile.
 bool tile_masks_b(const Workload& w, const GemmConfig& c);
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c);

@@ -1,6 +1,7 @@
 #pragma once
 // One compiled variant: the generated pieces it runs, with the workload and config it was
 // built for. Their code stays mapped for as long as the Kernel object lives.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@ struct GemmArgs {
   int64_t end;
   // All of B packed once (pack_whole_b) for a kernel that packs B; null: pack per call.
   const float* b_packed = nullptr;
+  int64_t m = 0;  // rows of this call, in [workload.least_m(), workload.m]; 0: workload.m
 };
 
 struct Piece;  // piece_cache.hpp
@@ -34,11 +36,13 @@ struct Kernel {
   Config config;
   GemmConfig gemm;
   TileFn tile = nullptr;
-  TileFn edge_tile = nullptr;     // the last M mod mr rows (null when M is a multiple of mr)
+  // [r]: the tile of the last r = M mod mr rows, where compiled (edge_tile_rows); a
+  // remainder without one of its own runs the tiles of its binary digits.
+  std::array<TileFn, 16> edge_tiles{};
   PackAFn pack_a = nullptr;      // with config pack_a only
   PackBFn pack_b = nullptr;      // with config pack_b only
   EpilogueFn epilogue = nullptr;  // with a bias or an activation only
-  int64_t tiles = 0;
+  int64_t tiles = 0;  // threading tiles at the workload's largest M (tiles_for)
   int64_t workspace_floats = 0;
   double compile_ms = 0;    // IR generation to callable, pieces found in the cache included
   int pieces_compiled = 0;  // how many of its pieces this compile generated (the rest were shared)
@@ -47,6 +51,8 @@ struct Kernel {
 
   // The driver (gemm_driver.cpp): the cache-block loop nest around the pieces.
   void run(const GemmArgs& args) const;
+  // Threading tiles of a call of m rows.
+  int64_t tiles_for(int64_t m) const { return gemm.split == Split::m ? (m + gemm.mr - 1) / gemm.mr : tiles; }
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;
@@ -60,7 +66,7 @@ std::string packed_b_layout_key(const Workload& w, const GemmConfig& g);
 void pack_whole_b(const Kernel& k, const float* b, float* dst, int64_t part = 0, int64_t parts = 1);
 
 // Runs the whole kernel on this thread with a scratch buffer of its own: for validation and
-// measurement, not for the hot path (it allocates).
-void run_gemm_serial(const Kernel& k, const float* a, const float* b, const float* bias, float* c);
+// measurement, not for the hot path (it allocates). m: rows of the call (0: the workload's).
+void run_gemm_serial(const Kernel& k, const float* a, const float* b, const float* bias, float* c, int64_t m = 0);
 
 }  // namespace livetune

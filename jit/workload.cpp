@@ -49,7 +49,9 @@ Workload Workload::matmul(int64_t m, int64_t n, int64_t k, bool trans_b) {
 
 std::string Workload::text() const {
   std::ostringstream s;
-  s << "matmul m=" << m << " n=" << n << " k=" << k << " trans_b=" << int(trans_b) << " bias=" << int(bias)
+  s << "matmul m=";
+  if (min_m > 0) s << min_m << "..";
+  s << m << " n=" << n << " k=" << k << " trans_b=" << int(trans_b) << " bias=" << int(bias)
     << " act=" << activation_name(act);
   Workload dense = matmul(m, n, k, trans_b);
   if (lda != dense.lda) s << " lda=" << lda;
@@ -69,14 +71,20 @@ Workload Workload::parse(std::string_view text) {
   in >> op;
   if (op != "matmul") throw std::invalid_argument("workload text: expected it to start with 'matmul', got '" + op + "'");
   Workload w;
-  bool has_m = false, has_n = false, has_k = false;
+  bool has_m = false, has_n = false, has_k = false, m_range = false;
   int64_t lda = -1, ldb = -1, ldc = -1;
   std::string field;
   while (in >> field) {
     auto eq = field.find('=');
     if (eq == std::string::npos) throw std::invalid_argument("workload text: expected key=value, got '" + field + "'");
     std::string_view key(field.data(), eq), v(field.data() + eq + 1, field.size() - eq - 1);
-    if (key == "m") w.m = parse_int(key, v), has_m = true;
+    if (key == "m") {
+      // "m=LO..HI": a bucket of M
+      const size_t dots = v.find("..");
+      if (dots != std::string_view::npos)
+        w.min_m = parse_int(key, v.substr(0, dots)), v = v.substr(dots + 2), m_range = true;
+      w.m = parse_int(key, v), has_m = true;
+    }
     else if (key == "n") w.n = parse_int(key, v), has_n = true;
     else if (key == "k") w.k = parse_int(key, v), has_k = true;
     else if (key == "lda") lda = parse_int(key, v);
@@ -99,6 +107,8 @@ Workload Workload::parse(std::string_view text) {
   }
   if (!has_m || !has_n || !has_k) throw std::invalid_argument("workload text: m, n and k are required");
   if (w.m < 1 || w.n < 1 || w.k < 1) throw std::invalid_argument("workload text: m, n and k must be at least 1");
+  if (m_range && (w.min_m < 1 || w.min_m >= w.m))
+    throw std::invalid_argument("workload field 'm': expected a range LO..HI with 1 <= LO < HI");
   Workload dense = matmul(w.m, w.n, w.k, w.trans_b);
   w.lda = lda < 0 ? dense.lda : lda;
   w.ldb = ldb < 0 ? dense.ldb : ldb;
@@ -114,7 +124,7 @@ size_t Workload::hash() const {
   if (beta != 0.0f) std::memcpy(&beta_bits, &beta, sizeof beta_bits);  // -0 and +0 are one workload
   const uint64_t parts[] = {uint64_t(op) | uint64_t(trans_b) << 8 | uint64_t(bias) << 9 | uint64_t(act) << 10 |
                                 uint64_t(beta_bits) << 32,
-                            uint64_t(m), uint64_t(n), uint64_t(k), uint64_t(lda), uint64_t(ldb), uint64_t(ldc)};
+                            uint64_t(m) | uint64_t(min_m) << 40, uint64_t(n), uint64_t(k), uint64_t(lda), uint64_t(ldb), uint64_t(ldc)};
   uint64_t h = 0x9e3779b97f4a7c15ull;
   for (uint64_t p : parts) {
     h ^= p + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);

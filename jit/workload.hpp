@@ -15,30 +15,36 @@ std::string_view activation_name(ActivationKind act);
 
 // matmul: C[M×N] = act(A[M×K]·B + bias[N] + beta·C), f32, row-major with leading dimensions.
 // B is K×N (ldb ≥ N), or N×K when trans_b (ldb ≥ K).
+// A workload with min_m > 0 is a bucket of M (a dimension that varies from call to call,
+// such as batch × sequence): its kernels take any M in [min_m, m] at run time.
 struct Workload {
   OpKind op = OpKind::matmul;
   bool trans_b = false;
   bool bias = false;
   ActivationKind act = ActivationKind::none;
   int64_t m = 0, n = 0, k = 0;
+  int64_t min_m = 0;  // 0: M is m; else the smallest M of the bucket (< m)
   int64_t lda = 0, ldb = 0, ldc = 0;
   float beta = 0.0f;
 
   static Workload matmul(int64_t m, int64_t n, int64_t k, bool trans_b = false);
 
-  // Canonical text, e.g. "matmul m=96 n=1536 k=384 trans_b=0 bias=1 act=gelu"; leading
-  // dimensions and beta appear only when they differ from the defaults.
+  // Canonical text, e.g. "matmul m=96 n=1536 k=384 trans_b=0 bias=1 act=gelu" ("m=65..128"
+  // for a bucket of M); leading dimensions and beta appear only when they differ from the
+  // defaults.
   std::string text() const;
   // Accepts the canonical text and any order of its fields; throws std::invalid_argument.
   static Workload parse(std::string_view text);
 
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  // The fewest rows a call of this workload may have.
+  int64_t least_m() const { return min_m > 0 ? min_m : m; }
   int64_t b_rows() const { return trans_b ? n : k; }
   int64_t b_cols() const { return trans_b ? k : n; }
 
   // Inline: the dispatcher compares a call's workload with the few its thread called last.
   bool operator==(const Workload& o) const {
-    return m == o.m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc && op == o.op &&
+    return m == o.m && min_m == o.min_m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc && op == o.op &&
            trans_b == o.trans_b && bias == o.bias && act == o.act && beta == o.beta;
   }
   size_t hash() const;

@@ -34,6 +34,10 @@ thread_local Recent recent;
 thread_local uint32_t settled_calls = 0;
 constexpr uint32_t kDriftPeriod = 1024;
 
+// Calls of a bucket of M are timed as if they had its largest M (time grows with M): a pair
+// of calls with different Ms then compares the kernels rather than the Ms.
+double at_full_m(const Workload& key, int64_t m) { return double(key.m) / double(m); }
+
 const char* phase_name(int p) {
   static const char* names[] = {"builtin", "compiling", "jit", "failed"};
   return names[p];
@@ -41,9 +45,11 @@ const char* phase_name(int p) {
 
 }  // namespace
 
-Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tuning, const std::string& db_path)
+Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tuning, const std::string& db_path,
+                       const MBuckets& buckets)
     : id_(next_dispatcher_id.fetch_add(1)),
       tuning_(tuning),
+      buckets_(buckets),
       db_(db_path.empty() ? nullptr : TuningDB::open(db_path, Target::host().fingerprint())),
       executor_(threads),
       compiles_(compile_threads) {
@@ -67,9 +73,10 @@ Dispatcher::~Dispatcher() = default;
 
 void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
                         const std::shared_ptr<ConstantOperand>& constant_b) {
-  State* s = find(w);
+  Workload key;
+  State* s = find(w, key);
   if (!s) {
-    auto [added, inserted] = add(w);
+    auto [added, inserted] = add(key);
     // The workload's first call runs the built-in kernel before its compile starts, so that
     // the compile does not share the machine with it.
     builtin_matmul(w, a, b, bias, c);
@@ -82,18 +89,20 @@ void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const
     return;
   }
   if (s->live.tuning.load(std::memory_order_acquire)) {
-    tuning_call(*s, *k, a, b, bias, c, constant_b);
+    tuning_call(*s, *k, w.m, a, b, bias, c, constant_b);
     return;
   }
   // Settled: one call in kDriftPeriod of this thread is timed, for the session's drift check.
   if (++settled_calls % kDriftPeriod != 0) {
-    run(*k, a, b, bias, c, constant_b);
+    run(*k, w.m, a, b, bias, c, constant_b);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  run(*k, a, b, bias, c, constant_b);
+  run(*k, w.m, a, b, bias, c, constant_b);
   bool full = false;
-  if (s->live.drift_sample(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), full) &&
+  if (s->live.drift_sample(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() *
+                               at_full_m(key, w.m),
+                           full) &&
       full)
     request_step(*s);
 }
@@ -108,7 +117,7 @@ bool Dispatcher::packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantO
   return found.data != nullptr;
 }
 
-void Dispatcher::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+void Dispatcher::run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
                      const std::shared_ptr<ConstantOperand>& constant_b) {
   const float* b_packed = nullptr;
   if (constant_b && k.pack_b) {
@@ -118,10 +127,10 @@ void Dispatcher::run(const Kernel& k, const float* a, const float* b, const floa
     // dispatcher (and its sessions) die, and a dropped candidate waits for its last caller.
     if (found.to_pack) compiles_.post([op = constant_b, p = found.to_pack, kp = &k] { op->pack(p, *kp); });
   }
-  executor_.run(k, a, b, bias, c, b_packed);
+  executor_.run(k, m, a, b, bias, c, b_packed);
 }
 
-void Dispatcher::tuning_call(State& s, const Kernel& incumbent, const float* a, const float* b, const float* bias,
+void Dispatcher::tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b, const float* bias,
                              float* c, const std::shared_ptr<ConstantOperand>& constant_b) {
   // Sequentially consistent, as the session's store of wake_at and load of calls (on x86 the
   // same instructions as relaxed ones).
@@ -131,11 +140,12 @@ void Dispatcher::tuning_call(State& s, const Kernel& incumbent, const float* a, 
     if (const Trial::Slot slot = t->take(); slot.kernel) {
       double seconds = Trial::kVoid;
       if (slot.kernel != &incumbent && !packed_b_ready(*slot.kernel, constant_b)) {
-        run(incumbent, a, b, bias, c, constant_b);
+        run(incumbent, m, a, b, bias, c, constant_b);
       } else {
         const auto start = std::chrono::steady_clock::now();
-        run(*slot.kernel, a, b, bias, c, constant_b);
-        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        run(*slot.kernel, m, a, b, bias, c, constant_b);
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() *
+                  at_full_m(s.workload, m);
       }
       const bool last = t->record(slot.index, seconds);
       t->leave();
@@ -144,7 +154,7 @@ void Dispatcher::tuning_call(State& s, const Kernel& incumbent, const float* a, 
     }
     t->leave();
   }
-  run(incumbent, a, b, bias, c, constant_b);
+  run(incumbent, m, a, b, bias, c, constant_b);
 }
 
 void Dispatcher::request_step(State& s) {
@@ -162,10 +172,24 @@ void Dispatcher::request_step(State& s) {
   });
 }
 
-Dispatcher::State* Dispatcher::find(const Workload& w) {
+Dispatcher::State* Dispatcher::find(const Workload& w, Workload& key) {
   for (const auto& e : recent.entries)
-    if (e.dispatcher == id_ && e.workload == w) return static_cast<State*>(e.state);
-  auto it = states_.find(w);
+    if (e.dispatcher == id_ && e.workload == w) {
+      State* s = static_cast<State*>(e.state);
+      key = s->workload;
+      return s;
+    }
+  // An application whose shapes never change gets kernels specialised to them: the first M
+  // of a family is a workload of its own, later ones go to their buckets.
+  key = buckets_.key(w);
+  if (!(key == w)) {
+    Workload family = w;
+    family.m = 0;
+    auto first = first_m_.find(family);  // find before emplace: emplace allocates a node
+    if (first == first_m_.end()) first = first_m_.emplace(family, w.m).first;
+    if (first->second == w.m) key = w;
+  }
+  auto it = states_.find(key);
   if (it == states_.end()) return nullptr;
   recent.entries[recent.next++ % recent.entries.size()] = RecentEntry{id_, w, it->second.get()};
   return it->second.get();

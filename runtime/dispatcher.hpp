@@ -18,6 +18,7 @@
 #include "runtime/compile_queue.hpp"
 #include "runtime/constant_operand.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/m_buckets.hpp"
 #include "runtime/tuning_db.hpp"
 #include "sampler/session.hpp"
 
@@ -33,12 +34,14 @@ struct WorkloadSnapshot {
 class Dispatcher {
  public:
   // db_path: the tuning database to start from and record into; empty: none.
-  Dispatcher(int threads, int compile_threads, const TuningOptions& tuning = {}, const std::string& db_path = "");
+  Dispatcher(int threads, int compile_threads, const TuningOptions& tuning = {}, const std::string& db_path = "",
+             const MBuckets& buckets = {});
   ~Dispatcher();  // finishes background work
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
-  // constant_b, when set, is b kept constant by the caller: packed once per kernel layout.
+  // w: the call's own workload (its bucket is found here). constant_b, when set, is b kept
+  // constant by the caller: packed once per kernel layout.
   void matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
               const std::shared_ptr<ConstantOperand>& constant_b = nullptr);
   void wait_idle();
@@ -58,7 +61,9 @@ class Dispatcher {
     std::unique_ptr<TuningSession> session;
   };
 
-  State* find(const Workload& w);
+  // The state serving a call of `w`: its own workload's, or its bucket's; null when that
+  // workload is new. `key` is set to that workload.
+  State* find(const Workload& w, Workload& key);
   std::pair<State*, bool> add(const Workload& w);  // the state, and whether this call made it
   void compile_in_background(State* s);
   struct Recorded {
@@ -67,11 +72,12 @@ class Dispatcher {
   };
   std::optional<Recorded> recorded(const Workload& w) const;
   void record(const Workload& w, const TuningReport& r);
-  void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+  void run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
            const std::shared_ptr<ConstantOperand>& constant_b);
   bool packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b);
-  // A call while the workload is tuning: counted, and run in a trial's slot if one is free.
-  void tuning_call(State& s, const Kernel& incumbent, const float* a, const float* b, const float* bias, float* c,
+  // A call of m rows while the workload is tuning: counted, and run in a trial's slot if one
+  // is free.
+  void tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b, const float* bias, float* c,
                    const std::shared_ptr<ConstantOperand>& constant_b);
   // Steps the workload's session on the background queue; requests made while a step runs
   // are served by one more step.
@@ -79,9 +85,13 @@ class Dispatcher {
 
   const uint64_t id_;
   const TuningOptions tuning_;
+  const MBuckets buckets_;
   const std::unique_ptr<TuningDB> db_;
   Executor executor_;
   tbb::concurrent_unordered_map<Workload, std::unique_ptr<State>, WorkloadHash> states_;
+  // The first M called of each family of workloads (all else equal): that M keeps a workload
+  // of its own, the others go to buckets.
+  tbb::concurrent_unordered_map<Workload, int64_t, WorkloadHash> first_m_;
   CompileQueue compiles_;  // last: its destructor finishes jobs that use the members above
 };
 

@@ -17,12 +17,14 @@ constexpr double kMinFlopsPerThread = 4e6;
 
 Executor::Executor(int threads) : threads_(std::max(1, threads)), arena_(threads_) {}
 
-void Executor::run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+void Executor::run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
                    const float* b_packed) {
+  const int64_t tiles = k.tiles_for(m);
+  const double flops = 2.0 * double(m) * double(k.workload.n) * double(k.workload.k);
   const int64_t parts =
-      threads_ == 1 ? 1 : std::min<int64_t>({threads_, k.tiles, int64_t(k.workload.flops() * (1 / kMinFlopsPerThread)) + 1});
+      threads_ == 1 ? 1 : std::min<int64_t>({threads_, tiles, int64_t(flops * (1 / kMinFlopsPerThread)) + 1});
   if (parts <= 1) {
-    GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), 0, k.tiles, b_packed};
+    GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), 0, tiles, b_packed, m};
     k.run(args);
     return;
   }
@@ -41,8 +43,8 @@ void Executor::run(const Kernel& k, const float* a, const float* b, const float*
     tbb::parallel_for(
         int64_t(0), parts,
         [&](int64_t part) {
-          GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), k.tiles * part / parts,
-                        k.tiles * (part + 1) / parts, b_packed};
+          GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), tiles * part / parts,
+                        tiles * (part + 1) / parts, b_packed, m};
           k.run(args);
         },
         tbb::static_partitioner());

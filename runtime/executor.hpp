@@ -11,8 +11,9 @@ class Executor {
  public:
   explicit Executor(int threads);
   int threads() const { return threads_; }
-  // b_packed: all of B packed for k (pack_whole_b), or null.
-  void run(const Kernel& k, const float* a, const float* b, const float* bias, float* c,
+  // m: the call's rows (k's workload may be a bucket of M); b_packed: all of B packed for k
+  // (pack_whole_b), or null.
+  void run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
            const float* b_packed = nullptr);
 
  private:

@@ -30,26 +30,50 @@ ValidationData::ValidationData(const Workload& w, uint64_t seed, bool all_rows) 
     std::uniform_int_distribution<int64_t> pick(0, w.m - 1);
     for (int i = 0; i < 32; ++i) rows.insert(pick(rng));
   }
+  // A bucket is also checked with the fewest rows that reach each edge tile (check_rows):
+  // between its least M and 15 rows more, and their edge tiles end up to 15 rows above.
+  if (w.min_m > 0)
+    for (int64_t i = std::max<int64_t>(0, w.min_m - 16); i < std::min(w.m, w.min_m + 16); ++i) rows.insert(i);
   rows_.assign(rows.begin(), rows.end());
   expected_ = c_init_;
   for (int64_t r : rows_) reference_matmul(w, a_.data(), b_.data(), bias_.data(), expected_.data(), r, r + 1);
   tolerance_ = matmul_tolerance(w, 1.0);
 }
 
-std::vector<float> ValidationData::output_of(const Kernel& k) const {
+std::vector<float> ValidationData::output_of(const Kernel& k, int64_t m) const {
   std::vector<float> c = c_init_;
-  run_gemm_serial(k, a_.data(), b_.data(), bias_.data(), c.data());
+  run_gemm_serial(k, a_.data(), b_.data(), bias_.data(), c.data(), m);
   return c;
 }
 
+std::vector<int64_t> ValidationData::check_rows(const Kernel& k) const {
+  if (w_.min_m == 0) return {};
+  // Remainders M mod mr that call each edge tile, and the largest, which calls them together.
+  const int mr = k.gemm.mr;
+  std::vector<int64_t> out;
+  for (int64_t m = w_.min_m; m < std::min(w_.m, w_.min_m + mr); ++m) {
+    const int r = int(m % mr);
+    if (m == w_.min_m || r == mr - 1 || k.edge_tiles[size_t(r)]) out.push_back(m);
+  }
+  return out;
+}
+
 std::string ValidationData::check(const Kernel& k, const std::vector<float>* trusted) const {
-  return check_output(output_of(k), trusted);
+  if (std::string why = check_output(output_of(k), trusted); !why.empty()) return why;
+  for (int64_t m : check_rows(k))
+    if (std::string why = compare(output_of(k, m), m, nullptr); !why.empty())
+      return "called with M = " + std::to_string(m) + ": " + why;
+  return {};
 }
 
 std::string ValidationData::check_output(const std::vector<float>& c, const std::vector<float>* trusted) const {
+  return compare(c, w_.m, trusted);
+}
+
+std::string ValidationData::compare(const std::vector<float>& c, int64_t m, const std::vector<float>* trusted) const {
   if (trusted) {
     // Both outputs round: twice the tolerance against the reference.
-    for (int64_t r = 0; r < w_.m; ++r)
+    for (int64_t r = 0; r < m; ++r)
       for (int64_t j = 0; j < w_.n; ++j) {
         const size_t at = size_t(r * w_.ldc + j);
         if (!(std::abs(double(c[at]) - double((*trusted)[at])) <= 2 * tolerance_)) {
@@ -61,6 +85,7 @@ std::string ValidationData::check_output(const std::vector<float>& c, const std:
       }
   }
   for (int64_t r : rows_) {
+    if (r >= m) break;
     for (int64_t j = 0; j < w_.n; ++j) {
       const size_t at = size_t(r * w_.ldc + j);
       const double got = c[at], want = expected_[at];
@@ -71,11 +96,13 @@ std::string ValidationData::check_output(const std::vector<float>& c, const std:
       }
     }
   }
-  // Padding between rows belongs to the caller: it must come back untouched.
+  // Padding between rows, and rows past the call's, belong to the caller: they must come back
+  // untouched.
   for (int64_t r = 0; r < w_.m; ++r)
-    for (int64_t j = w_.n; j < w_.ldc; ++j)
+    for (int64_t j = r < m ? w_.n : 0; j < w_.ldc; ++j)
       if (c[size_t(r * w_.ldc + j)] != c_init_[size_t(r * w_.ldc + j)])
-        return "wrote into the padding of C at row " + std::to_string(r) + ", column " + std::to_string(j);
+        return "wrote into C outside the call's rows and columns at row " + std::to_string(r) + ", column " +
+               std::to_string(j);
   return {};
 }
 

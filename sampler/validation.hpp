@@ -27,14 +27,20 @@ class ValidationData {
 
   // Empty when the kernel's result matches; otherwise what went wrong, for the log. With
   // `trusted` — the output of a kernel validated before (output_of) — every element is also
-  // compared with it: the reference covers only sampled rows of a large workload.
+  // compared with it: the reference covers only sampled rows of a large workload. A kernel of
+  // a bucket of M is also run with the fewest rows that exercise each of its edge tiles
+  // (check_rows), and must leave the rows below those untouched.
   std::string check(const Kernel& k, const std::vector<float>* trusted = nullptr) const;
   // The same for an output computed by anyone from these inputs and c_init().
   std::string check_output(const std::vector<float>& c, const std::vector<float>* trusted = nullptr) const;
-  // What `k` writes into a copy of c_init() from these inputs.
-  std::vector<float> output_of(const Kernel& k) const;
+  // What `k` writes into a copy of c_init() from these inputs, called with m rows (0: all).
+  std::vector<float> output_of(const Kernel& k, int64_t m = 0) const;
+  // The numbers of rows, besides the workload's M, that `check` calls a bucket's kernel with.
+  std::vector<int64_t> check_rows(const Kernel& k) const;
 
  private:
+  std::string compare(const std::vector<float>& c, int64_t m, const std::vector<float>* trusted) const;
+
   Workload w_;
   std::vector<float> a_, b_, bias_, c_init_, expected_;
   std::vector<int64_t> rows_;

@@ -46,8 +46,8 @@ TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
   EXPECT_EQ(first->pieces_compiled, 5);  // tile, edge tile, pack A, pack B, epilogue
   EXPECT_EQ(second->pieces_compiled, 0);
   EXPECT_EQ(first->tile, second->tile);
-  ASSERT_NE(first->edge_tile, nullptr);
-  EXPECT_EQ(first->edge_tile, second->edge_tile);
+  ASSERT_NE(first->edge_tiles[4], nullptr);
+  EXPECT_EQ(first->edge_tiles[4], second->edge_tiles[4]);
   EXPECT_EQ(first->pack_a, second->pack_a);
   EXPECT_EQ(first->pack_b, second->pack_b);
   EXPECT_EQ(first->epilogue, second->epilogue);
@@ -67,7 +67,7 @@ TEST(PieceCache, WhatTheCodeDependsOnGetsPiecesOfItsOwn) {
   KernelPtr other_tile = compile_gemm(w, unrolled.to_config(Target::host()));
   EXPECT_EQ(other_tile->pieces_compiled, 1);
   EXPECT_NE(other_tile->tile, base->tile);
-  EXPECT_EQ(other_tile->edge_tile, base->edge_tile);
+  EXPECT_EQ(other_tile->edge_tiles[4], base->edge_tiles[4]);
   EXPECT_EQ(other_tile->pack_b, base->pack_b);
 
   GemmConfig split_k = g;
@@ -75,7 +75,7 @@ TEST(PieceCache, WhatTheCodeDependsOnGetsPiecesOfItsOwn) {
   KernelPtr two_blocks = compile_gemm(w, split_k.to_config(Target::host()));
   EXPECT_EQ(two_blocks->pieces_compiled, 2);
   EXPECT_NE(two_blocks->tile, base->tile);
-  EXPECT_NE(two_blocks->edge_tile, base->edge_tile);
+  EXPECT_NE(two_blocks->edge_tiles[4], base->edge_tiles[4]);
   EXPECT_EQ(two_blocks->pack_a, base->pack_a);
   expect_correct(*two_blocks, test::Problem(w, 7));
 

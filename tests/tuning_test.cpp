@@ -92,6 +92,33 @@ TEST(Tuning, EveryCallIsRightWhileCandidatesRaceAndTheSessionSettles) {
   EXPECT_EQ(report_of(d, w).calls, counted);
 }
 
+TEST(Tuning, ABucketOfMRacesCandidatesOnCallsOfEveryMAndEveryCallIsRight) {
+  // The family's first M (20) keeps a workload of its own; Ms of 33..64 share their bucket's.
+  const Workload first = test::epi(test::mm(20, 70, 45), true, ActivationKind::gelu);
+  std::vector<Problem> ps;
+  for (int64_t m : {33, 64, 41, 50, 37, 59, 46}) {
+    Workload w = first;
+    w.m = m;
+    ps.emplace_back(w, uint64_t(300 + m));
+  }
+  Workload bucket = first;
+  bucket.m = 64, bucket.min_m = 33;
+  Dispatcher d(1, 1, quick());
+  ASSERT_EQ(call_and_check(d, problems(first, 1), 1), "");
+  TuningReport r;
+  int calls = 0;
+  for (int batch = 0; batch < 400 && r.state != "settled"; ++batch) {
+    ASSERT_EQ(call_and_check(d, ps, 14, calls), "");
+    calls += 14;
+    d.wait_idle();
+    r = report_of(d, bucket);
+  }
+  ASSERT_EQ(r.state, "settled") << "after " << calls << " calls";
+  EXPECT_GE(r.measured, 1u);
+  EXPECT_EQ(d.snapshot().size(), 2u) << "the first M's workload and the bucket's";
+  ASSERT_EQ(call_and_check(d, ps, 14), "");
+}
+
 TEST(Tuning, OnAConstantBCandidatesWaitForTheirPackedCopyAndEveryCallIsRight) {
   const Workload w = test::mm(30, 96, 64);
   // One B for every call, as a layer's weights: only A changes from call to call.

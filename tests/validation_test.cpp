@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "jit/compile.hpp"
+#include "jit/gemm_config.hpp"
 #include "jit/reference.hpp"
 #include "jit/target.hpp"
 #include "policy/default_rule.hpp"
@@ -36,6 +37,27 @@ TEST(Validation, AWrongRowTheSampleMissesIsCaughtAgainstAValidatedKernel) {
   }
   EXPECT_GT(caught_only_by_trusted, 5) << "most rows of a large workload are not sampled";
   EXPECT_EQ(data.check_output(right, &trusted), "") << "the reference itself agrees within the tolerance";
+}
+
+TEST(Validation, ABucketKernelIsCheckedAtTheMsThatReachEachEdgeTile) {
+  Workload w = Workload::matmul(64, 48, 40);
+  w.min_m = 33;  // M in 33..64
+  const ValidationData data(w, 9);
+  GemmConfig g;
+  g.mr = 6, g.nr = 16, g.kc = 64, g.mc = 48, g.nc = 48;
+  const KernelPtr k = compile_gemm(w, g.to_config(Target::host()));
+  ASSERT_EQ(data.check(*k), "");
+  // The least M, and the Ms whose remainders mod 6 reach each edge tile (4, 1 and 2 rows) and
+  // the largest remainder (5 = 4 + 1).
+  EXPECT_EQ(data.check_rows(*k), (std::vector<int64_t>{33, 34, 35, 37, 38}));
+
+  // The tiles of 1 and 2 rows swapped: right with all 64 rows (64 = 10·6 + 4 runs the tile of
+  // 4), wrong with some fewer.
+  Kernel broken = *k;
+  std::swap(broken.edge_tiles[1], broken.edge_tiles[2]);
+  EXPECT_EQ(data.check_output(data.output_of(broken)), "");
+  const std::string why = data.check(broken);
+  EXPECT_NE(why.find("called with M = "), std::string::npos) << why;
 }
 
 }  // namespace

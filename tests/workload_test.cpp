@@ -92,6 +92,20 @@ TEST(WorkloadParse, Errors) {
   expect_rejected("matmul m=4 n=5 k=6 ldb=4", "ldb");
   expect_rejected("matmul m=4 n=5 k=6 trans_b=1 ldb=5", "ldb");
   expect_rejected("matmul m=4 n=5 k=6 ldc=4", "ldc");
+  expect_rejected("matmul m=8..5 n=5 k=6", "'m'");
+  expect_rejected("matmul m=5..5 n=5 k=6", "'m'");
+  expect_rejected("matmul m=0..5 n=5 k=6", "'m'");
+  expect_rejected("matmul m=a..5 n=5 k=6", "'m'");
+}
+
+TEST(WorkloadText, ABucketOfMRoundTrips) {
+  Workload w = make(128, 70, 50, true, true, ActivationKind::gelu, 0.5f, 1, 2, 3);
+  w.min_m = 65;
+  EXPECT_EQ(w.text(), "matmul m=65..128 n=70 k=50 trans_b=1 bias=1 act=gelu lda=51 ldb=52 ldc=73 beta=0.5");
+  const Workload back = Workload::parse(w.text());
+  EXPECT_EQ(back, w);
+  EXPECT_EQ(back.least_m(), 65);
+  EXPECT_EQ(Workload::parse("matmul m=128 n=70 k=50").least_m(), 128);
 }
 
 TEST(WorkloadKey, EveryFieldTakesPart) {
@@ -103,6 +117,7 @@ TEST(WorkloadKey, EveryFieldTakesPart) {
     variants.push_back(w);
   };
   vary([](Workload& w) { w.m = 11; });
+  vary([](Workload& w) { w.min_m = 6; });
   vary([](Workload& w) { w.n = 21; });
   vary([](Workload& w) { w.k = 31; });
   vary([](Workload& w) { w.trans_b = true; });

@@ -37,6 +37,18 @@ std::string tuning_db_path(const RuntimeOptions& o) {
   return (std::filesystem::path(o.cache_dir) / std::filesystem::path(default_tuning_db_path()).filename()).string();
 }
 
+MBuckets m_buckets(const ShapeBuckets& b) {
+  if (b.rule == ShapeBuckets::Rule::multiples && b.step < 1)
+    throw Error("options.m_buckets.step", "Runtime: argument 'options.m_buckets.step': expected at least 1, got " +
+                                              std::to_string(b.step));
+  MBuckets out;
+  out.rule = b.rule == ShapeBuckets::Rule::exact           ? MBuckets::Rule::exact
+             : b.rule == ShapeBuckets::Rule::powers_of_two ? MBuckets::Rule::powers_of_two
+                                                           : MBuckets::Rule::multiples;
+  out.step = b.step;
+  return out;
+}
+
 // LLVM's code generator recurses deeply: give pool threads generous stacks. Process-wide,
 // set before the first pool thread starts.
 void reserve_deep_stacks() {
@@ -58,7 +70,7 @@ const TensorView& ConstantMatrix::view() const { return impl_->view; }
 struct Runtime::Impl {
   explicit Impl(const RuntimeOptions& o)
       : dispatcher(resolve_threads(o.threads, "options.threads"), resolve_threads(o.compile_threads, "options.compile_threads"),
-                   tuning_options(o), tuning_db_path(o)) {}
+                   tuning_options(o), tuning_db_path(o), m_buckets(o.m_buckets)) {}
   Dispatcher dispatcher;
 };
 

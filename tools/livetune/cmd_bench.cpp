@@ -98,7 +98,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     Executor serial(1);
     for (const KernelPtr& k : kernels) {
       std::vector<float> c = data.c_init();
-      serial.run(*k, data.a(), data.b(), data.bias(), c.data(), prepacked_b(*k));
+      serial.run(*k, k->workload.m, data.a(), data.b(), data.bias(), c.data(), prepacked_b(*k));
       if (std::string why = data.check_output(c); why.empty())
         checked.push_back(k);
       else
@@ -114,7 +114,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   // One call of kernel k writing into c, as every measurement below runs it.
   auto call = [&](const Kernel& k, float* c) -> std::function<void()> {
     const float* bp = prepacked_b(k);
-    return [&exec, &data, &k, c, bp] { exec.run(k, data.a(), data.b(), data.bias(), c, bp); };
+    return [&exec, &data, &k, c, bp] { exec.run(k, k.workload.m, data.a(), data.b(), data.bias(), c, bp); };
   };
   const std::vector<std::pair<double, KernelPtr>> screened = rank_kernels(kernels, data.c_init(), call, kFinalists);
   std::vector<std::vector<float>> outputs(screened.size(), data.c_init());

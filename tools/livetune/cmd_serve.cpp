@@ -204,7 +204,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
   const CallMaker call = [&](const Kernel& k, float* c) -> std::function<void()> {
     return [&exec, &sets, &k, c, next_set = size_t(0)]() mutable {
       const Inputs& in = sets[next_set++ % kInputSets];
-      exec.run(k, in.a.data(), in.b.data(), in.bias.data(), c);
+      exec.run(k, k.workload.m, in.a.data(), in.b.data(), in.bias.data(), c);
     };
   };
   if (args.has("reference")) {

@@ -21,6 +21,19 @@ struct MatmulOptions {
   float beta = 0.0f;                 // c = act(a·b + bias + beta·c)
 };
 
+// Calls whose M (the rows of a and c: batch × sequence) varies from call to call share the
+// kernels, the tuning and the record of a bucket of M, whose kernels take the call's M at run
+// time: a stream of distinct Ms does not compile and tune one kernel per value.
+struct ShapeBuckets {
+  enum class Rule : uint8_t {
+    exact,          // each M a workload of its own (kernels specialised to it)
+    powers_of_two,  // M in (2^(j-1), 2^j]: 1, 2, 3..4, 5..8, ..., 513..1024, ...
+    multiples,      // M in (i·step, (i+1)·step]
+  };
+  Rule rule = Rule::powers_of_two;
+  int64_t step = 64;  // for Rule::multiples
+};
+
 struct RuntimeOptions {
   int threads = 0;          // threads one call may use; 0: every core
   int compile_threads = 1;  // background threads: compiling and tuning
@@ -39,6 +52,7 @@ struct RuntimeOptions {
   // The database's folder; empty: $LIVETUNE_CACHE_DIR, else $XDG_CACHE_HOME/livetune, else
   // ~/.cache/livetune.
   std::string cache_dir{};
+  ShapeBuckets m_buckets{};
 };
 
 // A matrix the caller keeps constant, typically a layer's weights. Passed as b to

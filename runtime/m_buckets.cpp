@@ -1,0 +1,22 @@
+#include "runtime/m_buckets.hpp"
+
+#include <bit>
+
+namespace livetune {
+
+Workload MBuckets::key(const Workload& w) const {
+  int64_t lo = w.m, hi = w.m;
+  if (rule == Rule::powers_of_two && w.m > 2) {
+    hi = int64_t(std::bit_ceil(uint64_t(w.m)));
+    lo = hi / 2 + 1;
+  } else if (rule == Rule::multiples && step > 1) {
+    hi = (w.m + step - 1) / step * step;
+    lo = hi - step + 1;
+  }
+  Workload key = w;
+  key.m = hi;
+  key.min_m = lo < hi ? lo : 0;
+  return key;
+}
+
+}  // namespace livetune
