@@ -1,8 +1,9 @@
 // The main demo: a small inference server. Request threads run a transformer feed-forward
-// block, y = gelu(x·W1 + b1)·W2 + b2, on batches of varying size, through one Runtime that
-// tunes every matmul workload on the live requests. It ends with the runtime's stats table
-// and a plot of every request's latency (ffn_latency.svg). Run it twice: the second process
-// starts each workload from what the first one recorded.
+// block, y = gelu(x·W1 + b1)·W2 + b2, on batches of varying size (1-4 sequences of 24-64
+// tokens: rows from 24 to 256), through one Runtime that tunes every matmul workload on the
+// live requests; rows that vary share the workloads of their buckets (powers of two). It ends
+// with the runtime's stats table and a plot of every request's latency (ffn_latency.svg). Run
+// it twice: the second process starts each workload from what the first one recorded.
 //   ffn_server [requests per thread = 400] [threads = 2] [plot file = ffn_latency.svg]
 #include <algorithm>
 #include <atomic>
@@ -21,8 +22,8 @@
 
 namespace {
 
-constexpr int64_t kModel = 512, kHidden = 2048, kSequence = 16;
-constexpr int64_t kBatches[] = {1, 2, 4, 8};
+constexpr int64_t kModel = 512, kHidden = 2048;
+constexpr int64_t kMaxBatch = 4, kMinSequence = 24, kMaxSequence = 64;
 
 std::vector<float> random_matrix(size_t count, std::mt19937& rng, float scale) {
   std::uniform_real_distribution<float> u(-scale, scale);
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
   for (int t = 0; t < threads; ++t)
     servers.emplace_back([&, t] {
       std::mt19937 r(uint32_t(100 + t));
-      const int64_t max_rows = kBatches[std::size(kBatches) - 1] * kSequence;
+      const int64_t max_rows = kMaxBatch * kMaxSequence;
+      std::uniform_int_distribution<int64_t> batch(1, kMaxBatch), sequence(kMinSequence, kMaxSequence);
       const std::vector<float> x = random_matrix(size_t(max_rows * kModel), r, 1.0f);
       std::vector<float> h(size_t(max_rows * kHidden)), y(size_t(max_rows * kModel));
       livetune::MatmulOptions up, down;
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
       up.activation = livetune::Activation::gelu;
       down.bias = &B2;
       for (int i = 0; i < requests; ++i) {
-        const int64_t rows = kBatches[r() % std::size(kBatches)] * kSequence;
+        const int64_t rows = batch(r) * sequence(r);
         const auto begin = std::chrono::steady_clock::now();
         rt.matmul(TensorView::matrix(x.data(), rows, kModel), W1, TensorView::matrix(h.data(), rows, kHidden), up);
         rt.matmul(TensorView::matrix(h.data(), rows, kHidden), W2, TensorView::matrix(y.data(), rows, kModel), down);
@@ -81,9 +83,10 @@ int main(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rt.wait_idle();
 
-  std::printf("served %zu requests on %d threads in %.2f s (FFN %lldx%lld, batches of 1-8 x %lld tokens)\n\n",
+  std::printf("served %zu requests on %d threads in %.2f s (FFN %lldx%lld, batches of 1-%lld x %lld-%lld tokens)\n\n",
               latency_us.size(), threads, seconds, static_cast<long long>(kModel), static_cast<long long>(kHidden),
-              static_cast<long long>(kSequence));
+              static_cast<long long>(kMaxBatch), static_cast<long long>(kMinSequence),
+              static_cast<long long>(kMaxSequence));
   std::printf("%s\n", rt.stats().table().c_str());
   std::vector<double> sorted = latency_us;
   std::sort(sorted.begin(), sorted.end());

@@ -18,7 +18,7 @@ rm -rf "$LIVETUNE_CACHE_DIR"
 echo
 ./build/release/examples/quickstart
 echo
-./build/release/examples/ffn_server 1500 2 build/ffn_latency.svg
+./build/release/examples/ffn_server 2000 2 build/ffn_latency.svg
 echo
 "$cli" serve matmul --m 512 --n 512 --k 512 --calls 3000 --reference random:100 --plot build/serve_512.svg
 for shape in "512 512 512" "127 255 129" "96 1536 384 --bias --act gelu"; do
