@@ -2,14 +2,19 @@
 // of another schema version is set aside and replaced; two handles on one file (two processes)
 // see each other's records. Through the Runtime: a second runtime on the same folder starts a
 // settled workload from its record and does not tune it again, and ignores a record whose
-// config the template does not accept.
+// config the template does not accept. A process killed (SIGKILL) while it writes leaves a file
+// the next one opens with every committed record.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "jit/gemm_config.hpp"
@@ -189,6 +194,82 @@ TEST(TuningDBRuntime, ARecordTheTemplateDoesNotAcceptIsIgnored) {
   Runtime rt(o);
   const WorkloadInfo info = serve_until_settled(rt, 20);
   EXPECT_EQ(info.first_config, default_gemm_config(w, Target::host(), 1).text());
+}
+
+// The child of the test below, run as a process of its own (this binary again, with the
+// environment naming the file and the pipe): a runtime tunes workloads into the file on one
+// thread while this one stores records, acknowledging each committed one on the pipe, until
+// the parent kills it.
+TEST(TuningDBChild, WritesUntilKilled) {
+  const char* folder = std::getenv("LIVETUNE_TEST_KILL_FOLDER");
+  const char* ack_fd = std::getenv("LIVETUNE_TEST_KILL_ACK_FD");
+  if (!folder || !ack_fd) GTEST_SKIP() << "run by AProcessKilledWhileWritingLeavesEveryCommittedRecord";
+  const int ack = std::atoi(ack_fd);
+  RuntimeOptions o;
+  o.threads = 1;
+  o.exploration_budget = 1.0;
+  o.cache_dir = folder;
+  Runtime rt(o);
+  std::thread tuning([&] {
+    for (int64_t m = 8;; m = m % 64 + 8) {
+      std::vector<float> a(size_t(m) * 48, 0.5f), b(48 * 56, 0.25f), c(size_t(m) * 56);
+      rt.matmul(TensorView::matrix(a.data(), m, 48), TensorView::matrix(b.data(), 48, 56),
+                TensorView::matrix(c.data(), m, 56));
+    }
+  });
+  auto db = TuningDB::open((fs::path(folder) / fs::path(default_tuning_db_path()).filename()).string(),
+                           Target::host().fingerprint());
+  if (!db) std::_Exit(3);
+  for (int32_t i = 0;; ++i) {
+    if (!db->store(record("acknowledged " + std::to_string(i), "c" + std::to_string(i)))) std::_Exit(4);
+    if (write(ack, &i, sizeof i) != sizeof i) std::_Exit(5);
+  }
+}
+
+TEST(TuningDB, AProcessKilledWhileWritingLeavesEveryCommittedRecord) {
+  const TempFolder folder;
+  int ack[2];
+  ASSERT_EQ(pipe(ack), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ack[0]);
+    setenv("LIVETUNE_TEST_KILL_FOLDER", folder.path.c_str(), 1);
+    setenv("LIVETUNE_TEST_KILL_ACK_FD", std::to_string(ack[1]).c_str(), 1);
+    execl("/proc/self/exe", "tuning_db_test", "--gtest_filter=TuningDBChild.WritesUntilKilled", nullptr);
+    std::_Exit(127);
+  }
+  close(ack[1]);
+  int32_t last = -1;
+  for (int i = 0; i < 1500; ++i) ASSERT_EQ(read(ack[0], &last, sizeof last), ssize_t(sizeof last)) << "the child died";
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  close(ack[0]);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+
+  // The file opens as it is (nothing set aside), with every acknowledged record.
+  const std::string path = (folder.path / fs::path(default_tuning_db_path()).filename()).string();
+  auto db = TuningDB::open(path, Target::host().fingerprint());
+  ASSERT_TRUE(db);
+  EXPECT_EQ(files_set_aside(folder.path), 0u);
+  for (int32_t i = 0; i <= last; ++i) {
+    const auto r = db->find("acknowledged " + std::to_string(i));
+    ASSERT_TRUE(r) << "record " << i << " of " << last + 1 << " acknowledged";
+    EXPECT_EQ(r->config, "c" + std::to_string(i));
+  }
+  // A runtime on that folder serves right results from whatever the tuning thread recorded.
+  RuntimeOptions o;
+  o.threads = 1;
+  o.cache_dir = folder.path.string();
+  Runtime rt(o);
+  std::vector<float> a(24 * 48, 0.5f), b(48 * 56, 0.25f), c(24 * 56);
+  for (int i = 0; i < 30; ++i) {
+    rt.matmul(TensorView::matrix(a.data(), 24, 48), TensorView::matrix(b.data(), 48, 56),
+              TensorView::matrix(c.data(), 24, 56));
+    if (i == 0) rt.wait_idle();
+  }
+  for (float x : c) ASSERT_FLOAT_EQ(x, 48 * 0.5f * 0.25f);
 }
 
 }  // namespace
