@@ -31,7 +31,8 @@ struct GemmArgs {
 
 struct Piece;  // piece_cache.hpp
 
-struct Kernel {
+// Owned through KernelPtr: a job queued for a kernel holds it (shared_from_this).
+struct Kernel : std::enable_shared_from_this<Kernel> {
   Workload workload;
   Config config;
   GemmConfig gemm;

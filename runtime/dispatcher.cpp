@@ -113,21 +113,27 @@ void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const
 bool Dispatcher::packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b) {
   if (!constant_b || !k.pack_b) return true;
   const ConstantOperand::Lookup found = constant_b->find(k);
-  if (found.to_pack) compiles_.post([op = constant_b, p = found.to_pack, kp = &k] { op->pack(p, *kp); });
+  ConstantOperand::done_reading();
+  if (found.to_pack) pack_in_background(k, constant_b, found.to_pack);
   return found.data != nullptr;
+}
+
+void Dispatcher::pack_in_background(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b,
+                                    ConstantOperand::Packed* p) {
+  // The job holds the kernel: a dropped candidate may be freed before a queued job runs.
+  compiles_.post([op = constant_b, p, kernel = k.shared_from_this()] { op->pack(p, *kernel); });
 }
 
 void Dispatcher::run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
                      const std::shared_ptr<ConstantOperand>& constant_b) {
-  const float* b_packed = nullptr;
-  if (constant_b && k.pack_b) {
-    const ConstantOperand::Lookup found = constant_b->find(k);
-    b_packed = found.data;
-    // A kernel outlives the jobs that use it: the queue finishes its jobs before the
-    // dispatcher (and its sessions) die, and a dropped candidate waits for its last caller.
-    if (found.to_pack) compiles_.post([op = constant_b, p = found.to_pack, kp = &k] { op->pack(p, *kp); });
+  if (!constant_b || !k.pack_b) {
+    executor_.run(k, m, a, b, bias, c);
+    return;
   }
-  executor_.run(k, m, a, b, bias, c, b_packed);
+  const ConstantOperand::Lookup found = constant_b->find(k);
+  if (found.to_pack) pack_in_background(k, constant_b, found.to_pack);
+  executor_.run(k, m, a, b, bias, c, found.data);
+  ConstantOperand::done_reading();
 }
 
 void Dispatcher::tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b, const float* bias,

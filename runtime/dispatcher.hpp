@@ -75,6 +75,8 @@ class Dispatcher {
   void run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
            const std::shared_ptr<ConstantOperand>& constant_b);
   bool packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b);
+  void pack_in_background(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b,
+                          ConstantOperand::Packed* p);
   // A call of m rows while the workload is tuning: counted, and run in a trial's slot if one
   // is free.
   void tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b, const float* bias, float* c,

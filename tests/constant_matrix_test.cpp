@@ -1,10 +1,12 @@
 // A b kept constant by the caller (ConstantMatrix): every phase of a workload — built-in
 // kernel, JIT kernel packing B per call, JIT kernel reading the copy packed in the
 // background — means what the reference means; workloads share a packed copy only when its
-// layout is theirs; the operand packs each layout once.
+// layout is theirs; the operand packs each layout once, and when its copies are all taken a
+// new layout replaces the one least recently used, never one a caller is reading.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "jit/compile.hpp"
@@ -132,6 +134,96 @@ TEST(ConstantOperand, PacksEachLayoutOnce) {
   for (int64_t i = 0; i < n; ++i) differ += ready.data[i] != want.get()[i];
   EXPECT_EQ(differ, 0);
   EXPECT_EQ(op.find(*k2).data, nullptr) << "the other layout is not packed yet";
+}
+
+// Kernels of `count` distinct packed-B layouts (nr × kc) of one workload.
+std::vector<KernelPtr> kernels_of_layouts(const Workload& w, size_t count) {
+  std::vector<KernelPtr> out;
+  const int vec = Target::host().vector_floats();
+  for (int kc : {8, 16, 24, 32, 40, 48})
+    for (int nv : {1, 2})
+      if (out.size() < count) {
+        GemmConfig g;
+        g.mr = 4, g.nr = nv * vec, g.kc = kc, g.mc = 16, g.nc = 4 * nv * vec, g.pack_b = true;
+        out.push_back(compile_gemm(w, g.to_config(Target::host())));
+      }
+  return out;
+}
+
+// One call of `k` as the dispatcher makes it: the packed copy if there is one (packing it
+// here, where the runtime would in the background, when this call claims the layout), else B
+// packed by the call. Whether the copy was used.
+bool call_with_operand(ConstantOperand& op, const Kernel& k, const test::Problem& p, std::vector<float>& c) {
+  const ConstantOperand::Lookup found = op.find(k);
+  if (found.to_pack) op.pack(found.to_pack, k);
+  test::AlignedFloats ws(k.workspace_floats);
+  c = p.c0;
+  k.run(GemmArgs{p.a.data(), p.b.data(), c.data(), nullptr, ws.get(), 0, k.tiles, found.data});
+  ConstantOperand::done_reading();
+  return found.data != nullptr;
+}
+
+TEST(ConstantOperand, ANewLayoutReplacesTheCopyLeastRecentlyUsedOnceTheSlotsAreFull) {
+  const Workload w = mm(12, 70, 50);
+  const test::Problem p(w, 24);
+  const std::vector<KernelPtr> kernels = kernels_of_layouts(w, 12);
+  ASSERT_EQ(kernels.size(), 12u);
+  ConstantOperand op(p.b.data());
+  std::vector<float> c;
+  // Each layout in turn, as tuning tries candidates: each gets a copy within a few calls.
+  for (const KernelPtr& k : kernels) {
+    int calls = 0;
+    while (!call_with_operand(op, *k, p, c)) {
+      check(p, c, "B packed by the call, layout " + k->b_layout);
+      ASSERT_LT(++calls, 4) << "layout " << k->b_layout << " never got a copy";
+    }
+    check(p, c, "packed copy, layout " + k->b_layout);
+    EXPECT_LE(op.copies(), ConstantOperand::kLayouts);
+  }
+  EXPECT_EQ(op.copies(), ConstantOperand::kLayouts);
+  // The latest layouts are held; the first ones were replaced and must be claimed again.
+  EXPECT_NE(op.find(*kernels.back()).data, nullptr);
+  EXPECT_EQ(op.find(*kernels.front()).data, nullptr);
+  ConstantOperand::done_reading();
+}
+
+TEST(ConstantOperand, ALayoutInUseIsNotReplaced) {
+  const Workload w = mm(12, 70, 50);
+  const test::Problem p(w, 25);
+  const std::vector<KernelPtr> kernels = kernels_of_layouts(w, 12);
+  ConstantOperand op(p.b.data());
+  std::vector<float> c;
+  // The first layout serves a call between every two calls of the others (as an incumbent
+  // does between a candidate's): it keeps its copy throughout.
+  for (const KernelPtr& k : kernels)
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(call_with_operand(op, *kernels.front(), p, c), k != kernels.front() || i > 0) << k->b_layout;
+      check(p, c, "the layout in use");
+      call_with_operand(op, *k, p, c);
+      check(p, c, "layout " + k->b_layout);
+    }
+}
+
+TEST(ConstantOperand, CallersOnSeveralThreadsWhileLayoutsAreReplaced) {
+  const Workload w = mm(12, 70, 50);
+  const test::Problem p(w, 26);
+  const std::vector<KernelPtr> kernels = kernels_of_layouts(w, 12);
+  ConstantOperand op(p.b.data());
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> callers;
+  for (size_t t = 0; t < failures.size(); ++t)
+    callers.emplace_back([&, t] {
+      std::vector<float> c;
+      for (size_t i = 0; i < 200; ++i) {
+        const Kernel& k = *kernels[(i * (t + 1) + t) % kernels.size()];
+        call_with_operand(op, k, p, c);
+        if (std::string diff = test::compare_c(w, c, p.want, matmul_tolerance(w, 1.0)); !diff.empty())
+          failures[t] += k.b_layout + ": " + diff;
+      }
+    });
+  for (auto& th : callers) th.join();
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
+  EXPECT_LE(op.copies(), ConstantOperand::kLayouts);
 }
 
 }  // namespace

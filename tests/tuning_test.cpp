@@ -182,19 +182,21 @@ TEST(Tuning, AZeroBudgetSettlesOnTheFirstKernelWithoutRacing) {
   EXPECT_EQ(r.incumbent_config, d.snapshot().at(0).first->config.text());
 }
 
-TEST(TuningConcurrency, CallersOnSeveralThreadsGetRightResultsWhileTuning) {
-  const Workload w = test::mm(50, 64, 40, true);
-  const std::vector<Problem> ps = problems(w, 4);
+TEST(TuningConcurrency, FourCallersGetRightResultsWhileTuning) {
+  // M = 50 first (a workload of its own), then 40 and 57 (the bucket 33..64): two sessions.
+  std::vector<Problem> ps;
+  for (int64_t m : {50, 40, 57, 50}) ps.emplace_back(test::mm(m, 64, 40, true), uint64_t(400 + m));
   Dispatcher d(1, 1, quick());
-  std::vector<std::string> failures(3);
+  ASSERT_EQ(call_and_check(d, ps, 1), "");
+  std::vector<std::string> failures(4);
   std::vector<std::thread> callers;
   for (size_t t = 0; t < failures.size(); ++t)
     callers.emplace_back([&, t] { failures[t] = call_and_check(d, ps, 300, int(t)); });
   for (auto& th : callers) th.join();
   d.wait_idle();
-  for (const std::string& f : failures) EXPECT_EQ(f, "") << test::describe(w);
-  const TuningReport r = report_of(d, w);
-  EXPECT_GE(r.validated, r.measured);
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
+  ASSERT_EQ(d.snapshot().size(), 2u);
+  for (const WorkloadSnapshot& s : d.snapshot()) EXPECT_GE(s.tuning.validated, s.tuning.measured) << s.workload.text();
 }
 
 // A session settled from a record, handed the sampled times of its settled calls.
