@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "runtime/hazard.hpp"
+#include "sampler/hazard.hpp"
 
 namespace livetune {
 

@@ -12,6 +12,7 @@
 #include "policy/default_rule.hpp"
 #include "runtime/builtin_gemm.hpp"
 #include "sampler/compile_batch.hpp"
+#include "sampler/hazard.hpp"
 
 namespace livetune {
 namespace {
@@ -142,7 +143,15 @@ void Dispatcher::tuning_call(State& s, const Kernel& incumbent, int64_t m, const
   // same instructions as relaxed ones).
   const uint64_t n = s.live.calls.fetch_add(1, std::memory_order_seq_cst) + 1;
   if (n == s.live.wake_at.load(std::memory_order_seq_cst)) request_step(s);
-  if (Trial* t = s.live.trial.load(std::memory_order_acquire); t && t->enter()) {
+  // The session frees a closed stage once no caller announces it: announced, the stage is
+  // entered only if it is still the open one.
+  Trial* t = s.live.trial.load(std::memory_order_acquire);
+  if (t) {
+    hazard::protect(t);
+    if (s.live.trial.load(std::memory_order_seq_cst) != t || !t->enter()) t = nullptr;
+    hazard::clear();
+  }
+  if (t) {
     if (const Trial::Slot slot = t->take(); slot.kernel) {
       double seconds = Trial::kVoid;
       if (slot.kernel != &incumbent && !packed_b_ready(*slot.kernel, constant_b)) {

@@ -8,6 +8,7 @@
 #include "jit/log.hpp"
 #include "jit/target.hpp"
 #include "sampler/round_plan.hpp"
+#include "sampler/hazard.hpp"
 #include "sampler/statistics.hpp"
 
 namespace livetune {
@@ -49,6 +50,7 @@ void TuningSession::publish() {
   r.calls_to_settle = calls_to_settle_;
   r.proposed = proposed_, r.compiled = compiled_, r.validated = validated_;
   r.measured = measured_, r.rejected = rejected_, r.promoted = promoted_;
+  r.stages_held = trials_.size();
   r.incumbent_config = incumbents_.back()->config.text();
   r.incumbent_s = incumbent_s_;
   r.first_s = first_s_;
@@ -61,6 +63,8 @@ void TuningSession::publish() {
 void TuningSession::step() {
   std::lock_guard lock(mutex_);
   advance_from_timings();
+  release_idle();
+  free_trials();
   publish();
 }
 
@@ -72,7 +76,6 @@ void TuningSession::advance_from_timings() {
   const uint64_t calls = live_.calls.load(std::memory_order_relaxed);
   budget_.add_calls(calls - calls_seen_, incumbent_s_);
   calls_seen_ = calls;
-  release_idle();
   if (Trial* t = live_.trial.load(std::memory_order_acquire)) {
     if (!t->full()) return;
     judge(*t);
@@ -145,12 +148,13 @@ void TuningSession::advance() {
 
 void TuningSession::open(const Kernel* candidate, int pairs) {
   trials_.push_back(std::make_unique<Trial>(incumbents_.back().get(), candidate, pairs));
-  live_.trial.store(trials_.back().get(), std::memory_order_release);
+  live_.trial.store(trials_.back().get(), std::memory_order_seq_cst);
 }
 
 void TuningSession::judge(Trial& t) {
   t.close();
-  live_.trial.store(nullptr, std::memory_order_release);
+  // Sequentially consistent, before free_trials() looks for callers announcing it.
+  live_.trial.store(nullptr, std::memory_order_seq_cst);
   const std::vector<double> inc = t.incumbent_seconds(), cand = t.candidate_seconds();
   if (t.candidate() == incumbents_.back().get()) {  // a baseline
     std::vector<double> all = inc;
@@ -220,6 +224,22 @@ void TuningSession::drop_candidate(bool measured) {
 void TuningSession::release_idle() {
   std::erase_if(retiring_, [](const Retiring& r) {
     return std::all_of(r.trials.begin(), r.trials.end(), [](const Trial* t) { return t->idle(); });
+  });
+}
+
+// A closed stage is freed once no caller is inside it or about to enter it (a caller
+// announces the stage it loaded until it has entered or given up), and the racing of its
+// candidate no longer needs it.
+void TuningSession::free_trials() {
+  const Trial* open = live_.trial.load(std::memory_order_seq_cst);
+  auto needed = [&](const Trial* t) {
+    if (std::find(candidate_trials_.begin(), candidate_trials_.end(), t) != candidate_trials_.end()) return true;
+    return std::any_of(retiring_.begin(), retiring_.end(), [t](const Retiring& r) {
+      return std::find(r.trials.begin(), r.trials.end(), t) != r.trials.end();
+    });
+  };
+  std::erase_if(trials_, [&](const std::unique_ptr<Trial>& t) {
+    return t.get() != open && t->idle() && !needed(t.get()) && !hazard::announced(t.get());
   });
 }
 

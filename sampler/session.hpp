@@ -79,6 +79,7 @@ struct TuningReport {
   double first_s = 0.0;      // the same for the first JIT kernel
   double overhead_s = 0.0;   // exploration overhead so far (budget.hpp)
   double total_s = 0.0;      // all call time so far, estimated
+  size_t stages_held = 0;    // racing stages in memory: the open one, closed ones a caller may still use
 };
 
 class TuningSession {
@@ -113,6 +114,7 @@ class TuningSession {
   void settle();
   void record();
   void release_idle();
+  void free_trials();
 
   LiveTuning& live_;
   const TuningOptions options_;
@@ -131,7 +133,7 @@ class TuningSession {
   std::vector<double> ratios_;                  // candidate / incumbent time, per pair so far
   int void_stages_ = 0;                         // of the candidate, stages without a fair pair
   std::vector<Trial*> candidate_trials_;        // the stages of the candidate so far
-  std::vector<std::unique_ptr<Trial>> trials_;  // kept: a caller may hold a pointer to a closed one
+  std::vector<std::unique_ptr<Trial>> trials_;  // the open one, and closed ones a caller may still use
   struct Retiring {
     std::vector<Trial*> trials;
     KernelPtr kernel;  // freed when no caller is inside any of the trials

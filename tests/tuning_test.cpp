@@ -85,6 +85,7 @@ TEST(Tuning, EveryCallIsRightWhileCandidatesRaceAndTheSessionSettles) {
   EXPECT_GT(r.first_s, 0.0);
   EXPECT_GT(r.total_s, 0.0);
   EXPECT_TRUE(gemm_space(w, Target::host()).valid(gemm_space(w, Target::host()).parse(r.incumbent_config)));
+  EXPECT_EQ(r.stages_held, 0u) << "no caller is inside a stage: all are freed";
   // Settled: calls are no longer counted, and still right.
   const uint64_t counted = r.calls;
   ASSERT_EQ(call_and_check(d, ps, 20), "");

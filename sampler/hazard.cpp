@@ -1,4 +1,4 @@
-#include "runtime/hazard.hpp"
+#include "sampler/hazard.hpp"
 
 #include <atomic>
 
