@@ -51,7 +51,7 @@ class Dispatcher {
  private:
   enum class Phase : int { builtin, compiling, jit, failed };
   struct State {
-    explicit State(const Workload& w) : workload(w) {}
+    explicit State(const Workload& w) : workload(w) { live.first_call = std::chrono::steady_clock::now(); }
     const Workload workload;
     LiveTuning live;  // live.incumbent null: calls run the built-in kernel
     std::atomic<Phase> phase{Phase::builtin};

@@ -48,6 +48,7 @@ void TuningSession::publish() {
   TuningReport r;
   r.state = !options_.enabled ? "frozen" : settled_ ? "settled" : "tuning";
   r.calls_to_settle = calls_to_settle_;
+  r.seconds_to_settle = seconds_to_settle_;
   r.proposed = proposed_, r.compiled = compiled_, r.validated = validated_;
   r.measured = measured_, r.rejected = rejected_, r.promoted = promoted_;
   r.stages_held = trials_.size();
@@ -294,6 +295,8 @@ void TuningSession::next_round() {
 void TuningSession::settle() {
   settled_ = true;
   calls_to_settle_ = calls_seen_;
+  const auto since = live_.first_call != std::chrono::steady_clock::time_point{} ? live_.first_call : started_;
+  seconds_to_settle_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
   live_.tuning.store(false, std::memory_order_release);
   data_.reset();
   trusted_ = {};

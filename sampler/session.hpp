@@ -9,6 +9,7 @@
 // the workload, after which its calls cost the lookup and the incumbent only.
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -48,6 +49,8 @@ struct TuningOptions {
 
 // What the call path reads (and counts) and the session writes.
 struct LiveTuning {
+  // The workload's first call (set before the session is made): time to settle counts from it.
+  std::chrono::steady_clock::time_point first_call{};
   std::atomic<const Kernel*> incumbent{nullptr};
   std::atomic<Trial*> trial{nullptr};  // the open stage, if any
   std::atomic<bool> tuning{false};     // calls are counted and may meet a trial
@@ -73,6 +76,7 @@ struct TuningReport {
   std::string state;       // tuning, settled, frozen
   uint64_t calls = 0;      // counted while tuning
   uint64_t calls_to_settle = 0;
+  double seconds_to_settle = 0.0;  // from the workload's first call
   size_t proposed = 0, compiled = 0, validated = 0, measured = 0, rejected = 0, promoted = 0;
   std::string incumbent_config;
   double incumbent_s = 0.0;  // median time of the incumbent's latest timed calls
@@ -148,6 +152,8 @@ class TuningSession {
   int rounds_ = 0, rounds_without_gain_ = 0;
   bool gained_ = false, settled_ = false;
   uint64_t calls_to_settle_ = 0;
+  double seconds_to_settle_ = 0.0;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   size_t proposed_ = 0, compiled_ = 0, validated_ = 0, measured_ = 0, rejected_ = 0, promoted_ = 0;
   mutable std::mutex mutex_;  // one step at a time; never taken on the call path
   mutable std::mutex report_mutex_;

@@ -1,6 +1,6 @@
 // runtime/tuning_db: records round-trip per target and template version; a damaged file or one
 // of another schema version is set aside and replaced; two handles on one file (two processes)
-// see each other's records. Through the Runtime: a second runtime on the same folder starts a
+// see each other's records, and concurrent writers lose none. Through the Runtime: a second runtime on the same folder starts a
 // settled workload from its record and does not tune it again, and ignores a record whose
 // config the template does not accept. A process killed (SIGKILL) while it writes leaves a file
 // the next one opens with every committed record.
@@ -102,6 +102,40 @@ TEST(TuningDB, TwoHandlesOnOneFileSeeEachOthersRecords) {
   EXPECT_EQ(b->find("w")->config, "from-a");
   ASSERT_TRUE(b->store(record("w", "from-b")));
   EXPECT_EQ(a->find("w")->config, "from-b");
+}
+
+TEST(TuningDB, ConcurrentWritersOnOneFileLoseNoRecord) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  constexpr int kWriters = 4, kRecords = 100;
+  std::vector<int> failed(kWriters, 0);
+  std::vector<std::thread> writers;
+  for (int t = 0; t < kWriters; ++t)
+    writers.emplace_back([&, t] {
+      auto db = TuningDB::open(path, "t");  // a handle each, as separate processes have
+      if (!db) {
+        failed[size_t(t)] = kRecords;
+        return;
+      }
+      for (int i = 0; i < kRecords; ++i) {
+        failed[size_t(t)] += !db->store(record("w" + std::to_string(t) + "-" + std::to_string(i), "c" + std::to_string(i)));
+        // One workload all writers replace: the last write wins, whole.
+        failed[size_t(t)] += !db->store(record("shared", "from-" + std::to_string(t)));
+      }
+    });
+  for (auto& w : writers) w.join();
+  for (int t = 0; t < kWriters; ++t) EXPECT_EQ(failed[size_t(t)], 0) << "writer " << t;
+  auto db = TuningDB::open(path, "t");
+  ASSERT_TRUE(db);
+  for (int t = 0; t < kWriters; ++t)
+    for (int i = 0; i < kRecords; ++i) {
+      const auto r = db->find("w" + std::to_string(t) + "-" + std::to_string(i));
+      ASSERT_TRUE(r) << t << "-" << i;
+      EXPECT_EQ(r->config, "c" + std::to_string(i));
+    }
+  const auto shared = db->find("shared");
+  ASSERT_TRUE(shared);
+  EXPECT_EQ(shared->config.rfind("from-", 0), 0u) << shared->config;
 }
 
 TEST(TuningDB, ADamagedFileIsSetAsideAndReplaced) {

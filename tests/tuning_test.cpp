@@ -4,6 +4,7 @@
 // which candidate wins, so these tests assert what holds whatever the timings are.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -68,13 +69,19 @@ TEST(Tuning, EveryCallIsRightWhileCandidatesRaceAndTheSessionSettles) {
   Dispatcher d(1, 1, quick());
   TuningReport r;
   int calls = 0;
+  const auto start = std::chrono::steady_clock::now();
   for (int batch = 0; batch < 400 && r.state != "settled"; ++batch) {
     ASSERT_EQ(call_and_check(d, ps, 16, calls), "") << test::describe(w);
     calls += 16;
     d.wait_idle();
     r = report_of(d, w);
   }
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.state, "settled") << "after " << calls << " calls";
+  EXPECT_GT(r.calls_to_settle, 0u);
+  EXPECT_LE(r.calls_to_settle, uint64_t(calls));
+  EXPECT_GT(r.seconds_to_settle, 0.0);
+  EXPECT_LE(r.seconds_to_settle, elapsed) << "counted from the first call, which the test timed";
   EXPECT_GE(r.proposed, r.compiled);
   EXPECT_GE(r.compiled, r.validated);
   EXPECT_GE(r.validated, r.measured);

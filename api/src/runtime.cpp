@@ -115,6 +115,7 @@ std::vector<WorkloadInfo> Runtime::workloads() const {
       info.first_config = s.first->config.text();
       info.tuning_calls = t.calls;
       info.calls_to_settle = t.calls_to_settle;
+      info.seconds_to_settle = t.seconds_to_settle;
       info.proposed = t.proposed, info.compiled = t.compiled, info.validated = t.validated;
       info.measured = t.measured, info.rejected = t.rejected, info.promoted = t.promoted;
       info.kernel_us = t.incumbent_s * 1e6;

@@ -18,6 +18,11 @@ std::string speedup(const WorkloadInfo& w) {
   return w.kernel_us > 0 && w.first_kernel_us > 0 ? format("%.2fx", w.first_kernel_us / w.kernel_us) : "-";
 }
 
+std::string settled_after(const WorkloadInfo& w) {
+  return w.calls_to_settle ? std::to_string(w.calls_to_settle) + " calls, " + format("%.1f s", w.seconds_to_settle)
+                           : "-";
+}
+
 }  // namespace
 
 void write_candidates(Json& j, const WorkloadInfo& w) {
@@ -32,19 +37,19 @@ void write_candidates(Json& j, const WorkloadInfo& w) {
 }
 
 std::string RuntimeStats::table() const {
-  std::string out = "workload                                            state     tuning   calls  prop comp  val meas  rej prom"
-                    "   kernel us  speedup  explored  settled at\n";
+  std::string out = "workload                                                        state     tuning   calls  prop comp"
+                    "  val meas  rej prom   kernel us  speedup  explored  settled after\n";
   for (const WorkloadInfo& w : workloads) {
     char line[512];
     std::snprintf(line, sizeof line,
-                  "%-50.50s  %-8s  %-8s %6llu %5llu %4llu %4llu %4llu %4llu %4llu %11.1f %8s %8.2f%% %11s\n",
+                  "%-62.62s  %-8s  %-8s %6llu %5llu %4llu %4llu %4llu %4llu %4llu %11.1f %8s %8.2f%%  %s\n",
                   w.workload.c_str(), w.state.c_str(), w.tuning.empty() ? "-" : w.tuning.c_str(),
                   static_cast<unsigned long long>(w.tuning_calls), static_cast<unsigned long long>(w.proposed),
                   static_cast<unsigned long long>(w.compiled), static_cast<unsigned long long>(w.validated),
                   static_cast<unsigned long long>(w.measured), static_cast<unsigned long long>(w.rejected),
                   static_cast<unsigned long long>(w.promoted), w.kernel_us, speedup(w).c_str(),
                   100 * w.exploration_overhead,
-                  w.calls_to_settle ? (std::to_string(w.calls_to_settle) + " calls").c_str() : "-");
+                  settled_after(w).c_str());
     out += line;
     if (!w.config.empty()) out += "    kernel: " + w.config + "\n";
   }
@@ -63,7 +68,8 @@ std::string RuntimeStats::json() const {
         .field("first_config", w.first_config)
         .field("compile_ms", w.compile_ms)
         .field("tuning_calls", int64_t(w.tuning_calls))
-        .field("calls_to_settle", int64_t(w.calls_to_settle));
+        .field("calls_to_settle", int64_t(w.calls_to_settle))
+        .field("seconds_to_settle", w.seconds_to_settle);
     write_candidates(j, w);
     j.field("kernel_us", w.kernel_us)
         .field("first_kernel_us", w.first_kernel_us)

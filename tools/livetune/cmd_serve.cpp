@@ -256,6 +256,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
         .field("builtin_ms", builtin_ms)
         .field("calls_to_within_5pct", calls_to_within)
         .field("calls_to_settle", int64_t(info.calls_to_settle))
+        .field("seconds_to_settle", info.seconds_to_settle)
         .field("exploration_overhead", info.exploration_overhead)
         .field("first_config", change_configs.front())
         .field("first_gflops", first_gflops)

@@ -84,6 +84,7 @@ struct WorkloadInfo {
   std::string first_config;  // the first JIT kernel's
   uint64_t tuning_calls = 0;     // calls served while tuning
   uint64_t calls_to_settle = 0;  // 0 while not settled
+  double seconds_to_settle = 0;  // from the workload's first call; 0 while not settled
   uint64_t proposed = 0, compiled = 0, validated = 0, measured = 0, rejected = 0, promoted = 0;
   double kernel_us = 0;        // median time of the kernel in use (its latest timed calls)
   double first_kernel_us = 0;  // the same for the first JIT kernel
