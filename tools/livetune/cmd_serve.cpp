@@ -28,6 +28,7 @@
 #include "sampler/statistics.hpp"
 #include "tools/livetune/args.hpp"
 #include "tools/livetune/commands.hpp"
+#include "tools/livetune/dispatch_cost.hpp"
 #include "tools/livetune/offline_search.hpp"
 #include "tools/livetune/svg_plot.hpp"
 #include "tools/livetune/workload_flags.hpp"
@@ -236,6 +237,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
   const double gflops = w.flops() / final_s / 1e9;
   const double first_gflops = w.flops() / seconds_of.at(change_configs.front()) / 1e9;
   const double first_call_ms = per_call_us[0] / 1e3, builtin_ms = median(builtin_s) * 1e3;
+  const double settled_dispatch_ns = measure_dispatch_ns(DispatchPath::settled);
   if (args.has("plot")) {
     std::ofstream out(args.get("plot"));
     out << latency_svg("livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)", per_call_us,
@@ -258,6 +260,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
         .field("calls_to_settle", int64_t(info.calls_to_settle))
         .field("seconds_to_settle", info.seconds_to_settle)
         .field("exploration_overhead", info.exploration_overhead)
+        .field("settled_dispatch_ns", settled_dispatch_ns)
         .field("first_config", change_configs.front())
         .field("first_gflops", first_gflops)
         .field("final_config", info.config)
@@ -290,6 +293,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
               static_cast<unsigned long long>(info.validated), static_cast<unsigned long long>(info.measured),
               static_cast<unsigned long long>(info.rejected), static_cast<unsigned long long>(info.promoted));
   std::printf("exploration  %.2f%% of the call time (budget %.2f%%)\n", 100 * info.exploration_overhead, 100 * budget);
+  std::printf("settled      a call costs the kernel's time + %.1f ns (4x4x4, tuned until settled)\n",
+              settled_dispatch_ns);
   if (reference_s > 0)
     std::printf("reference    %7.1f GFLOP/s  %s (offline, best of %zu): final at %.3fx\n", w.flops() / reference_s / 1e9,
                 reference_config.c_str(), reference_searched, reference_s / final_s);

@@ -3,6 +3,11 @@
 // on a 4×4×4 workload where the kernel itself takes a few nanoseconds.
 namespace livetune::cli {
 
-double measure_dispatch_ns();
+enum class DispatchPath {
+  frozen,   // tuning off: the lookup and the kernel
+  settled,  // tuned on live calls until settled: the lookup, the settled check, the drift sampling
+};
+
+double measure_dispatch_ns(DispatchPath path = DispatchPath::frozen);
 
 }  // namespace livetune::cli
