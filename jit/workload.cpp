@@ -124,7 +124,8 @@ size_t Workload::hash() const {
   if (beta != 0.0f) std::memcpy(&beta_bits, &beta, sizeof beta_bits);  // -0 and +0 are one workload
   const uint64_t parts[] = {uint64_t(op) | uint64_t(trans_b) << 8 | uint64_t(bias) << 9 | uint64_t(act) << 10 |
                                 uint64_t(beta_bits) << 32,
-                            uint64_t(m) | uint64_t(min_m) << 40, uint64_t(n), uint64_t(k), uint64_t(lda), uint64_t(ldb), uint64_t(ldc)};
+                            uint64_t(m) | uint64_t(min_m) << 40, uint64_t(n), uint64_t(k), uint64_t(lda), uint64_t(ldb),
+                            uint64_t(ldc)};
   uint64_t h = 0x9e3779b97f4a7c15ull;
   for (uint64_t p : parts) {
     h ^= p + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);

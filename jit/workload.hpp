@@ -44,8 +44,8 @@ struct Workload {
 
   // Inline: the dispatcher compares a call's workload with the few its thread called last.
   bool operator==(const Workload& o) const {
-    return m == o.m && min_m == o.min_m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc && op == o.op &&
-           trans_b == o.trans_b && bias == o.bias && act == o.act && beta == o.beta;
+    return m == o.m && min_m == o.min_m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc &&
+           op == o.op && trans_b == o.trans_b && bias == o.bias && act == o.act && beta == o.beta;
   }
   size_t hash() const;
 };

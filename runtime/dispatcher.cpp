@@ -137,8 +137,8 @@ void Dispatcher::run(const Kernel& k, int64_t m, const float* a, const float* b,
   ConstantOperand::done_reading();
 }
 
-void Dispatcher::tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b, const float* bias,
-                             float* c, const std::shared_ptr<ConstantOperand>& constant_b) {
+void Dispatcher::tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b,
+                             const float* bias, float* c, const std::shared_ptr<ConstantOperand>& constant_b) {
   // Sequentially consistent, as the session's store of wake_at and load of calls (on x86 the
   // same instructions as relaxed ones).
   const uint64_t n = s.live.calls.fetch_add(1, std::memory_order_seq_cst) + 1;

@@ -79,8 +79,8 @@ class Dispatcher {
                           ConstantOperand::Packed* p);
   // A call of m rows while the workload is tuning: counted, and run in a trial's slot if one
   // is free.
-  void tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b, const float* bias, float* c,
-                   const std::shared_ptr<ConstantOperand>& constant_b);
+  void tuning_call(State& s, const Kernel& incumbent, int64_t m, const float* a, const float* b, const float* bias,
+                   float* c, const std::shared_ptr<ConstantOperand>& constant_b);
   // Steps the workload's session on the background queue; requests made while a step runs
   // are served by one more step.
   void request_step(State& s);

@@ -128,7 +128,8 @@ TEST_P(BucketKernels, RightAtEveryMOfTheBucket) {
 
 INSTANTIATE_TEST_SUITE_P(
     Buckets, BucketKernels,
-    testing::Values(test::Shape{"m3_4", bucket(mm(4, 17, 9), 3)}, test::Shape{"m5_8_trans_b", bucket(mm(8, 100, 37, true), 5)},
+    testing::Values(test::Shape{"m3_4", bucket(mm(4, 17, 9), 3)},
+                    test::Shape{"m5_8_trans_b", bucket(mm(8, 100, 37, true), 5)},
                     test::Shape{"m9_16_bias_relu", bucket(epi(mm(16, 33, 70), true, ActivationKind::relu), 9)},
                     test::Shape{"m33_64", bucket(mm(64, 64, 64), 33)},
                     test::Shape{"m65_128_everything",

@@ -1,9 +1,9 @@
 // runtime/tuning_db: records round-trip per target and template version; a damaged file or one
 // of another schema version is set aside and replaced; two handles on one file (two processes)
-// see each other's records, and concurrent writers lose none. Through the Runtime: a second runtime on the same folder starts a
-// settled workload from its record and does not tune it again, and ignores a record whose
-// config the template does not accept. A process killed (SIGKILL) while it writes leaves a file
-// the next one opens with every committed record.
+// see each other's records, and concurrent writers lose none. Through the Runtime: a second
+// runtime on the same folder starts a settled workload from its record and does not tune it
+// again, and ignores a record whose config the template does not accept. A process killed
+// (SIGKILL) while it writes leaves a file the next one opens with every committed record.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <signal.h>
@@ -118,7 +118,8 @@ TEST(TuningDB, ConcurrentWritersOnOneFileLoseNoRecord) {
         return;
       }
       for (int i = 0; i < kRecords; ++i) {
-        failed[size_t(t)] += !db->store(record("w" + std::to_string(t) + "-" + std::to_string(i), "c" + std::to_string(i)));
+        const std::string name = "w" + std::to_string(t) + "-" + std::to_string(i);
+        failed[size_t(t)] += !db->store(record(name, "c" + std::to_string(i)));
         // One workload all writers replace: the last write wins, whole.
         failed[size_t(t)] += !db->store(record("shared", "from-" + std::to_string(t)));
       }
