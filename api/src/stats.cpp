@@ -14,7 +14,10 @@ std::string format(const char* fmt, double v) {
 }
 
 // The kernel in use against the first one, or "-" before both were timed.
+// The first kernel still in use is its own speed-up: two samples of one kernel's time differ
+// only by the machine's drift (and, for a bucket of M, by the Ms its calls had).
 std::string speedup(const WorkloadInfo& w) {
+  if (!w.first_config.empty() && w.config == w.first_config) return "1.00x";
   return w.kernel_us > 0 && w.first_kernel_us > 0 ? format("%.2fx", w.first_kernel_us / w.kernel_us) : "-";
 }
 
