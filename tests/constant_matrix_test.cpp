@@ -5,6 +5,7 @@
 // new layout replaces the one least recently used, never one a caller is reading.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -134,6 +135,52 @@ TEST(ConstantOperand, PacksEachLayoutOnce) {
   for (int64_t i = 0; i < n; ++i) differ += ready.data[i] != want.get()[i];
   EXPECT_EQ(differ, 0);
   EXPECT_EQ(op.find(*k2).data, nullptr) << "the other layout is not packed yet";
+}
+
+// The demo's situation: weights shared by the workloads of several buckets of M, each tuning
+// (candidates of many layouts race, copies get replaced) while two threads call: every call
+// right.
+TEST(ConstantB, BucketsOfMTuneOnSharedWeightsFromTwoThreads) {
+  const Workload top = epi(mm(64, 300, 130), true, ActivationKind::gelu);
+  const test::Problem p(top, 27);
+  RuntimeOptions o;
+  o.threads = 1;
+  o.persistent = false;
+  o.exploration_budget = 1.0;
+  Runtime rt(o);
+  const ConstantMatrix b(TensorView::matrix(p.b.data(), top.k, top.n));
+  std::vector<std::string> failures(2);
+  auto serve = [&](size_t t, int round) {
+    std::mt19937 rng(uint32_t(50 + 2 * round + int(t)));
+    std::uniform_int_distribution<int64_t> rows(1, top.m);
+    const TensorView bias = TensorView::vector(p.bias.data(), top.n);
+    MatmulOptions opts;
+    opts.bias = &bias;
+    opts.activation = Activation::gelu;
+    for (int i = 0; i < 100; ++i) {
+      const int64_t m = rows(rng);
+      std::vector<float> c(size_t(m * top.ldc));
+      rt.matmul(TensorView::matrix(p.a.data(), m, top.k), b, TensorView::matrix(c.data(), m, top.n), opts);
+      Workload called = top;
+      called.m = m;
+      const std::vector<float> want(p.want.begin(), p.want.begin() + m * top.ldc);
+      if (std::string diff = test::compare_c(called, c, want, matmul_tolerance(top, 1.0)); !diff.empty())
+        failures[t] += "M = " + std::to_string(m) + ": " + diff;
+    }
+  };
+  // Rounds of calls until candidates have raced on several workloads.
+  size_t raced = 0;
+  for (int round = 0; round < 200 && raced < 12; ++round) {
+    std::vector<std::thread> callers;
+    for (size_t t = 0; t < failures.size(); ++t) callers.emplace_back(serve, t, round);
+    for (auto& th : callers) th.join();
+    rt.wait_idle();
+    raced = 0;
+    for (const WorkloadInfo& w : rt.workloads()) raced += w.measured;
+  }
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
+  EXPECT_GE(raced, 12u);
+  EXPECT_GE(rt.workloads().size(), 4u) << "calls of M from 1 to 64 meet several buckets";
 }
 
 // Kernels of `count` distinct packed-B layouts (nr × kc) of one workload.
