@@ -33,7 +33,8 @@ inline std::vector<float> random_floats(size_t count, uint64_t seed) {
 // The CLI line that replays one config of one workload.
 inline std::string replay_command(const Workload& w, const Config* c = nullptr) {
   std::ostringstream s;
-  s << "livetune check matmul --m " << w.m << " --n " << w.n << " --k " << w.k;
+  s << "livetune check matmul --m " << (w.min_m ? std::to_string(w.min_m) + ".." : "") << w.m << " --n " << w.n
+    << " --k " << w.k;
   if (w.trans_b) s << " --trans-b";
   if (w.bias) s << " --bias";
   if (w.act != ActivationKind::none) s << " --act " << activation_name(w.act);

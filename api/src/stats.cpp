@@ -59,26 +59,28 @@ std::string RuntimeStats::table() const {
   return out;
 }
 
+void write_workload(Json& j, const WorkloadInfo& w) {
+  j.begin_object()
+      .field("workload", w.workload)
+      .field("state", w.state)
+      .field("tuning", w.tuning)
+      .field("config", w.config)
+      .field("first_config", w.first_config)
+      .field("compile_ms", w.compile_ms)
+      .field("tuning_calls", int64_t(w.tuning_calls))
+      .field("calls_to_settle", int64_t(w.calls_to_settle))
+      .field("seconds_to_settle", w.seconds_to_settle);
+  write_candidates(j, w);
+  j.field("kernel_us", w.kernel_us)
+      .field("first_kernel_us", w.first_kernel_us)
+      .field("exploration_overhead", w.exploration_overhead)
+      .end_object();
+}
+
 std::string RuntimeStats::json() const {
   Json j;
   j.begin_object().begin_array("workloads");
-  for (const WorkloadInfo& w : workloads) {
-    j.begin_object()
-        .field("workload", w.workload)
-        .field("state", w.state)
-        .field("tuning", w.tuning)
-        .field("config", w.config)
-        .field("first_config", w.first_config)
-        .field("compile_ms", w.compile_ms)
-        .field("tuning_calls", int64_t(w.tuning_calls))
-        .field("calls_to_settle", int64_t(w.calls_to_settle))
-        .field("seconds_to_settle", w.seconds_to_settle);
-    write_candidates(j, w);
-    j.field("kernel_us", w.kernel_us)
-        .field("first_kernel_us", w.first_kernel_us)
-        .field("exploration_overhead", w.exploration_overhead)
-        .end_object();
-  }
+  for (const WorkloadInfo& w : workloads) write_workload(j, w);
   j.end_array().end_object();
   return j.str();
 }

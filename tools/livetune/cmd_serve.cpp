@@ -2,7 +2,9 @@
 // Runtime::matmul on rotating inputs from a number of caller threads, each call timed from the
 // caller's side — while the runtime tunes online. Reports how soon the calls got fast, what
 // exploring cost, and (with --reference) how the tuned kernel compares with an offline search
-// measured in the same run.
+// measured in the same run. With --m LO..HI each call has its own M, drawn from the range: the
+// report is then the runtime's stats of the workloads those calls met (the first M's and the
+// buckets').
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -67,22 +70,62 @@ Activation to_api(ActivationKind a) {
   return a == ActivationKind::relu ? Activation::relu : a == ActivationKind::gelu ? Activation::gelu : Activation::none;
 }
 
-// One caller's view of the workload: its output buffer and the call through the public API.
+// One caller's view of the workload: its output buffer and the call through the public API,
+// with `rows` rows of A and C.
 struct Caller {
   const Workload& w;
   std::vector<float> c;
-  void call(Runtime& rt, const Inputs& in) {
+  void call(Runtime& rt, const Inputs& in, int64_t rows) {
     const TensorView bias = TensorView::vector(in.bias.data(), w.n);
     MatmulOptions o;
     o.trans_b = w.trans_b;
     o.bias = w.bias ? &bias : nullptr;
     o.activation = to_api(w.act);
     o.beta = w.beta;
-    rt.matmul(TensorView::matrix(in.a.data(), w.m, w.k, w.lda),
+    rt.matmul(TensorView::matrix(in.a.data(), rows, w.k, w.lda),
               TensorView::matrix(in.b.data(), w.b_rows(), w.b_cols(), w.ldb),
-              TensorView::matrix(c.data(), w.m, w.n, w.ldc), o);
+              TensorView::matrix(c.data(), rows, w.n, w.ldc), o);
   }
 };
+
+// The report of traffic whose M varies: the workloads it met, as the runtime's stats say.
+int report_range(const Args& args, const Workload& w, Runtime& rt, const std::vector<int64_t>& rows,
+                 const std::vector<double>& per_call_us, double builtin_ms, int callers, int threads, double budget) {
+  const std::vector<WorkloadInfo> infos = rt.workloads();
+  const double first_call_ms = per_call_us[0] / 1e3;
+  if (args.has("plot")) {
+    std::ofstream out(args.get("plot"));
+    out << latency_svg("livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)", per_call_us, {});
+    if (!out) throw std::runtime_error("--plot: cannot write '" + args.get("plot") + "'");
+  }
+  if (args.has("json")) {
+    Json j;
+    j.begin_object()
+        .field("workload", w.text())
+        .field("calls", int64_t(rows.size()))
+        .field("callers", callers)
+        .field("threads", threads)
+        .field("budget", budget)
+        .field("first_call_ms", first_call_ms)
+        .field("builtin_ms", builtin_ms)
+        .begin_array("workloads");
+    for (const WorkloadInfo& info : infos) write_workload(j, info);
+    j.end_array().begin_array("call_m");
+    for (int64_t m : rows) j.value(double(m));
+    j.end_array().begin_array("per_call_us");
+    for (double us : per_call_us) j.value(us);
+    j.end_array().end_object();
+    std::printf("%s\n", j.str().c_str());
+    return 0;
+  }
+  std::printf("workload     %s, %zu calls of M drawn from %lld..%lld, %d caller(s), %d thread(s) per call\n",
+              w.text().c_str(), rows.size(), static_cast<long long>(w.min_m), static_cast<long long>(w.m), callers,
+              threads);
+  std::printf("first call   %.3f ms (built-in kernel alone %.3f ms), M = %lld\n\n", first_call_ms, builtin_ms,
+              static_cast<long long>(rows[0]));
+  std::printf("%s", RuntimeStats{infos}.table().c_str());
+  return 0;
+}
 
 }  // namespace
 
@@ -101,6 +144,16 @@ int cmd_serve(const std::vector<std::string>& argv) {
   if (callers < 1) throw std::invalid_argument("--callers: expected at least 1");
   if (threads < 1) throw std::invalid_argument("--threads: expected at least 1");
   const double budget = parse_share(args, "budget", 0.02);
+  // The rows of each call: the workload's M, or drawn from its range (--m LO..HI).
+  const bool ranged = w.min_m > 0;
+  if (ranged && args.has("reference"))
+    throw std::invalid_argument("--reference: compares the kernels of one workload, not with a range of M");
+  std::vector<int64_t> rows(size_t(calls), w.m);
+  if (ranged) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int64_t> pick(w.min_m, w.m);
+    for (int64_t& r : rows) r = pick(rng);
+  }
 
   std::vector<Inputs> sets;
   for (size_t i = 0; i < kInputSets; ++i) {
@@ -121,11 +174,13 @@ int cmd_serve(const std::vector<std::string>& argv) {
   // What the first call would cost if it ran the built-in kernel alone, in the first call's
   // conditions: on a thread of its own, on inputs it has not read before (median of three).
   std::vector<double> builtin_s;
+  Workload first_call = w;
+  first_call.m = rows[0], first_call.min_m = 0;
   for (size_t set = 1; set <= 3; ++set)
     std::thread([&] {
       std::vector<float> c = c_init;
       const auto start = Clock::now();
-      builtin_matmul(w, sets[set].a.data(), sets[set].b.data(), sets[set].bias.data(), c.data());
+      builtin_matmul(first_call, sets[set].a.data(), sets[set].b.data(), sets[set].bias.data(), c.data());
       builtin_s.push_back(seconds_since(start));
     }).join();
 
@@ -147,7 +202,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
   std::vector<KernelChange> changes;
   std::vector<std::string> change_configs;
   std::atomic<bool> first_done{false};
-  std::thread monitor([&] {
+  std::thread monitor;
+  if (!ranged) monitor = std::thread([&] {
     std::string seen;
     // Quiet until the first call is over: its latency is one of the results (a monitor
     // polling beside it, on two cores, made it up to ten times slower).
@@ -169,7 +225,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
       Caller me{w, c_init};
       for (int64_t i; (i = next.fetch_add(1)) < calls;) {
         const auto start = Clock::now();
-        me.call(rt, sets[size_t(i) % kInputSets]);
+        me.call(rt, sets[size_t(i) % kInputSets], rows[size_t(i)]);
         per_call_us[size_t(i)] = seconds_since(start) * 1e6;
         if (i == 0) {
           first_done = true;
@@ -180,7 +236,11 @@ int cmd_serve(const std::vector<std::string>& argv) {
   for (auto& t : traffic) t.join();
   rt.wait_idle();
   done = true;
-  monitor.join();
+  if (!ranged) {
+    monitor.join();
+  } else {
+    return report_range(args, w, rt, rows, per_call_us, median(builtin_s) * 1e3, callers, threads, budget);
+  }
   const std::vector<WorkloadInfo> infos = rt.workloads();
   if (infos.empty() || infos[0].config.empty()) throw std::runtime_error("the workload got no JIT kernel");
   const WorkloadInfo& info = infos[0];

@@ -20,6 +20,9 @@ const char* kUsage = R"(usage: livetune <command> [options]
   serve matmul --m M --n N --k K [workload options] [--calls C] [--callers T] [--threads T]
                [--budget F] [--frozen] [--cache DIR] [--reference random:N|exhaustive]
                [--plot FILE.svg] [--seed S] [--json]
+
+  check and serve take a range of M too, --m LO..HI: check validates kernels of that bucket
+  at the Ms that reach each edge tile; serve draws each call's M from it.
 )";
 
 }  // namespace
