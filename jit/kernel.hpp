@@ -66,8 +66,8 @@ std::string packed_b_layout_key(const Workload& w, const GemmConfig& g);
 // Packs share `part` of `parts` (all of it by default), so that threads can split the work.
 void pack_whole_b(const Kernel& k, const float* b, float* dst, int64_t part = 0, int64_t parts = 1);
 
-// Runs the whole kernel on this thread with a scratch buffer of its own: for validation and
-// measurement, not for the hot path (it allocates). m: rows of the call (0: the workload's).
+// Runs the whole kernel on this thread, with this thread's scratch (thread_workspace): for
+// validation and measurement. m: rows of the call (0: the workload's).
 void run_gemm_serial(const Kernel& k, const float* a, const float* b, const float* bias, float* c, int64_t m = 0);
 
 }  // namespace livetune

@@ -9,6 +9,7 @@
 #include "jit/gemm_config.hpp"
 #include "jit/log.hpp"
 #include "jit/target.hpp"
+#include "jit/workspace.hpp"
 #include "policy/default_rule.hpp"
 #include "runtime/builtin_gemm.hpp"
 #include "sampler/compile_batch.hpp"
@@ -157,6 +158,8 @@ void Dispatcher::tuning_call(State& s, const Kernel& incumbent, int64_t m, const
       if (slot.kernel != &incumbent && !packed_b_ready(*slot.kernel, constant_b)) {
         run(incumbent, m, a, b, bias, c, constant_b);
       } else {
+        // A candidate may need more scratch than this thread has had: grown here, untimed.
+        thread_workspace(slot.kernel->workspace_floats);
         const auto start = std::chrono::steady_clock::now();
         run(*slot.kernel, m, a, b, bias, c, constant_b);
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() *

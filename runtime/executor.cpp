@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "jit/target.hpp"
-#include "runtime/workspace.hpp"
+#include "jit/workspace.hpp"
 
 namespace livetune {
 namespace {

@@ -8,7 +8,7 @@ namespace livetune {
 
 class ExplorationBudget {
  public:
-  explicit ExplorationBudget(double share) : share_(share) {}
+  explicit ExplorationBudget(double share, double reserve = kReserve) : share_(share), reserve_(reserve) {}
   // `calls` more calls served, at the incumbent's `seconds` each.
   void add_calls(uint64_t calls, double seconds) { total_ += double(calls) * seconds; }
   // What candidate calls took beyond their paired incumbent calls (may be negative).
@@ -23,13 +23,18 @@ class ExplorationBudget {
   // overhead within the share, counted with the stage's own time — less a tenth of the share
   // kept back for stages that cost more than expected (a call that meets a busy machine).
   static constexpr double kReserve = 0.1;
+  // A bucket of M keeps back more: its pairs compare calls of different Ms, scaled to one, and
+  // the overhead they add up to wanders further (a 2% budget read up to 2.8% with a tenth
+  // kept back).
+  static constexpr double kBucketReserve = 0.3;
   bool allows(double extra) const { return overhead_ + extra <= usable() * (total_ + extra); }
   // How many more calls at `seconds` each until allows(extra); 0 if it does already.
   uint64_t calls_until(double extra, double seconds) const;
 
  private:
-  double usable() const { return share_ * (1.0 - kReserve); }
+  double usable() const { return share_ * (1.0 - reserve_); }
   double share_;
+  double reserve_;
   double overhead_ = 0.0;
   double total_ = 0.0;
 };

@@ -25,7 +25,8 @@ TuningSession::TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<
       recorder_(std::move(recorder)),
       workload_(first->workload),
       space_(gemm_space(first->workload, Target::host())),
-      budget_(options.budget),
+      budget_(options.budget,
+              first->workload.min_m > 0 ? ExplorationBudget::kBucketReserve : ExplorationBudget::kReserve),
       rng_(options.seed ^ first->workload.hash()),
       data_(options.enabled ? std::move(data) : nullptr) {
   incumbents_.push_back(std::move(first));
@@ -261,10 +262,26 @@ bool TuningSession::next_candidate() {
     }
     ++compiled_;
     // Against the reference on sampled rows, and every element against a validated kernel.
-    if (trusted_.empty()) trusted_ = data_->output_of(*incumbents_.front());
-    if (const std::string why = data_->check(*k, &trusted_); !why.empty()) {
+    if (trusted_.empty()) {
+      const auto start = std::chrono::steady_clock::now();
+      trusted_ = data_->output_of(*incumbents_.front());
+      trusted_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    double run_s = 0.0;
+    if (const std::string why = data_->check(*k, &trusted_, &run_s); !why.empty()) {
       ++rejected_;
       log(LogLevel::warn, "'" + workload_.text() + "': candidate '" + config.text() + "' dropped: " + why);
+      continue;
+    }
+    // A candidate whose validation run took several times the first kernel's would cost the
+    // budget far more than a stage is priced at (one at 10x cost 1.5% of a workload's call time
+    // in one pair): it never meets a live call. The bound is wide, as both runs share the
+    // machine with the callers.
+    if (run_s > kScreenRatio * trusted_s_) {
+      ++rejected_;
+      log(LogLevel::info, "'" + workload_.text() + "': candidate '" + config.text() +
+                              "' screened out: its validation run took " + std::to_string(run_s / trusted_s_) +
+                              "x the first kernel's");
       continue;
     }
     ++validated_;

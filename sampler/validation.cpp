@@ -1,6 +1,7 @@
 #include "sampler/validation.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <set>
@@ -58,8 +59,11 @@ std::vector<int64_t> ValidationData::check_rows(const Kernel& k) const {
   return out;
 }
 
-std::string ValidationData::check(const Kernel& k, const std::vector<float>* trusted) const {
-  if (std::string why = check_output(output_of(k), trusted); !why.empty()) return why;
+std::string ValidationData::check(const Kernel& k, const std::vector<float>* trusted, double* run_seconds) const {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<float> c = output_of(k);
+  if (run_seconds) *run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (std::string why = check_output(c, trusted); !why.empty()) return why;
   for (int64_t m : check_rows(k))
     if (std::string why = compare(output_of(k, m), m, nullptr); !why.empty())
       return "called with M = " + std::to_string(m) + ": " + why;

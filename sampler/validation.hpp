@@ -29,8 +29,9 @@ class ValidationData {
   // `trusted` — the output of a kernel validated before (output_of) — every element is also
   // compared with it: the reference covers only sampled rows of a large workload. A kernel of
   // a bucket of M is also run with the fewest rows that exercise each of its edge tiles
-  // (check_rows), and must leave the rows below those untouched.
-  std::string check(const Kernel& k, const std::vector<float>* trusted = nullptr) const;
+  // (check_rows), and must leave the rows below those untouched. `run_seconds`, if given, gets
+  // the time of the kernel's run with all of M, on this thread.
+  std::string check(const Kernel& k, const std::vector<float>* trusted = nullptr, double* run_seconds = nullptr) const;
   // The same for an output computed by anyone from these inputs and c_init().
   std::string check_output(const std::vector<float>& c, const std::vector<float>* trusted = nullptr) const;
   // What `k` writes into a copy of c_init() from these inputs, called with m rows (0: all).

@@ -21,6 +21,14 @@ TEST(ExplorationBudget, AllowsAStageOnlyWithinTheShareOfAllCallTime) {
   EXPECT_FALSE(b.allows(1e-4));
 }
 
+TEST(ExplorationBudget, AReserveKeepsBackItsPartOfTheShare) {
+  ExplorationBudget b(0.02, ExplorationBudget::kBucketReserve);
+  b.add_calls(1000, 1e-3);
+  // 0.014 · (1 + x) ≥ x  ⇔  x ≤ 0.014 / 0.986 = 0.014199
+  EXPECT_TRUE(b.allows(0.01419));
+  EXPECT_FALSE(b.allows(0.01421));
+}
+
 TEST(ExplorationBudget, AFasterCandidatePaysBack) {
   ExplorationBudget b(0.02);
   b.add_calls(100, 1e-3);

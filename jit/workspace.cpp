@@ -1,4 +1,4 @@
-#include "runtime/workspace.hpp"
+#include "jit/workspace.hpp"
 
 #include <cstdlib>
 #include <memory>
@@ -16,6 +16,7 @@ struct Buffer {
       if (!p) throw std::bad_alloc();
       data.reset(p);
       size = floats;
+      for (size_t at = 0; at < bytes / sizeof(float); at += 4096 / sizeof(float)) p[at] = 0.0f;
     }
     return data.get();
   }
