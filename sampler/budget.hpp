@@ -20,12 +20,12 @@ class ExplorationBudget {
   double total_s() const { return total_; }
   double used() const { return total_ > 0 ? overhead_ / total_ : 0.0; }
   // Whether a stage expected to cost `extra` seconds more than the incumbent keeps the
-  // overhead within the share, counted with the stage's own time — less a tenth of the share
-  // kept back for stages that cost more than expected (a call that meets a busy machine).
+  // overhead within the share, counted with the stage's own time — less the reserve, the part
+  // of the share kept back for stages that cost more than expected (a call that meets a busy
+  // machine): a tenth by default.
   static constexpr double kReserve = 0.1;
   // A bucket of M keeps back more: its pairs compare calls of different Ms, scaled to one, and
-  // the overhead they add up to wanders further (a 2% budget read up to 2.8% with a tenth
-  // kept back).
+  // the overhead they add up to wanders further than on one shape.
   static constexpr double kBucketReserve = 0.3;
   bool allows(double extra) const { return overhead_ + extra <= usable() * (total_ + extra); }
   // How many more calls at `seconds` each until allows(extra); 0 if it does already.
