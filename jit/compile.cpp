@@ -58,6 +58,7 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   kernel->pieces = std::move(got.pieces);
   kernel->pieces_compiled = got.compiled;
   kernel->b_layout = packed_b_layout_key(w, g);
+  kernel->b_layout_hash = std::hash<std::string>{}(kernel->b_layout);
   kernel->tiles = gemm_tiles(w, g);
   kernel->workspace_floats = gemm_workspace_floats(w, g);
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

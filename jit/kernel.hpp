@@ -49,6 +49,7 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   int pieces_compiled = 0;  // how many of its pieces this compile generated (the rest were shared)
   std::vector<std::shared_ptr<const Piece>> pieces;
   std::string b_layout;  // packed_b_layout_key(): kernels with equal ones read one packed B
+  size_t b_layout_hash = 0;  // of b_layout: compared first on the call path
 
   // The driver (gemm_driver.cpp): the cache-block loop nest around the pieces.
   void run(const GemmArgs& args) const;

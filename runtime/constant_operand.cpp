@@ -22,7 +22,9 @@ ConstantOperand::~ConstantOperand() {
 }
 
 ConstantOperand::Lookup ConstantOperand::find(const Kernel& k) {
-  for (auto& slot : slots_) {
+  for (size_t i = 0; i < kLayouts; ++i) {
+    if (hashes_[i].load(std::memory_order_acquire) != k.b_layout_hash) continue;
+    std::atomic<Packed*>& slot = slots_[i];
     Packed* p = slot.load(std::memory_order_acquire);
     if (!p) continue;
     hazard::protect(p);
@@ -64,6 +66,7 @@ ConstantOperand::Lookup ConstantOperand::claim(const Kernel& k) {
   if (!target) return Lookup{};
   auto* fresh = new Packed(k.b_layout);
   fresh->used.store(now + 1, std::memory_order_relaxed);
+  hashes_[size_t(target - slots_.data())].store(k.b_layout_hash, std::memory_order_release);
   if (Packed* old = target->exchange(fresh, std::memory_order_seq_cst)) retired_.push_back(old);
   free_retired();
   return Lookup{nullptr, fresh};

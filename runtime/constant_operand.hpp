@@ -45,6 +45,9 @@ class ConstantOperand {
 
   const float* b_;
   std::array<std::atomic<Packed*>, kLayouts> slots_{};
+  // The hash of each slot's layout, so that a call announces (a fenced store) only the slot
+  // that may be its own. Written before the slot; a stale one only costs a string compare.
+  std::array<std::atomic<size_t>, kLayouts> hashes_{};
   std::atomic<uint64_t> clock_{0};  // advanced by each replacement attempt; copies keep the last seen
   std::mutex replace_;              // claims and replacements: never waited for (try_lock)
   std::vector<Packed*> retired_;    // replaced, freed once no thread reads them
