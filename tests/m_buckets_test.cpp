@@ -137,18 +137,6 @@ INSTANTIATE_TEST_SUITE_P(
                     test::Shape{"m129_256_k_blocks", bucket(mm(256, 40, 300), 129)}),
     [](const testing::TestParamInfo<test::Shape>& info) { return std::string(info.param.label); });
 
-// A call of the problem with only its first m rows.
-void call_rows(Runtime& rt, const Problem& p, std::vector<float>& c, int64_t m) {
-  const Workload& w = p.w;
-  const TensorView bias = TensorView::vector(p.bias.data(), w.n);
-  MatmulOptions opts;
-  opts.bias = w.bias ? &bias : nullptr;
-  opts.activation = test::to_api(w.act);
-  opts.beta = w.beta;
-  rt.matmul(TensorView::matrix(p.a.data(), m, w.k, w.lda), TensorView::matrix(p.b.data(), w.k, w.n, w.ldb),
-            TensorView::matrix(c.data(), m, w.n, w.ldc), opts);
-}
-
 TEST(RuntimeBuckets, AStreamOfDistinctMsIsServedByAFewWorkloadsRightAtEveryCall) {
   const Workload top = epi(mm(200, 70, 50), true, ActivationKind::gelu);
   const Problem p(top, 3);
@@ -163,7 +151,7 @@ TEST(RuntimeBuckets, AStreamOfDistinctMsIsServedByAFewWorkloadsRightAtEveryCall)
   for (int pass = 0; pass < 3; ++pass) {
     for (int64_t m : ms) {
       std::vector<float> c = p.c0;
-      call_rows(rt, p, c, m);
+      test::call(rt, p, c, m);
       ASSERT_EQ(compare_rows(p, c, m), "") << "pass " << pass << ", M = " << m;
     }
     rt.wait_idle();
@@ -189,7 +177,7 @@ TEST(RuntimeBuckets, TheExactRuleGivesEachMItsOwnWorkload) {
   Runtime rt(options);
   for (int64_t m = 21; m <= 40; ++m) {
     std::vector<float> c = p.c0;
-    call_rows(rt, p, c, m);
+    test::call(rt, p, c, m);
     ASSERT_EQ(compare_rows(p, c, m), "") << "M = " << m;
   }
   EXPECT_EQ(rt.workloads().size(), 20u);
