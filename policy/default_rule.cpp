@@ -68,16 +68,18 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   g.unroll = 4;
   g.order = LoopOrder::nkm;
   if (!g.pack_b && w.m <= 16 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
-    // Bandwidth-bound. One row of A: a few rows of B per block, each a stream read ahead
-    // along the whole row (N in one block: 4–5% over blocks of 1536 at 1×4096×4096, as
-    // eight long streams instead of many short runs). More rows: long K blocks, B fetched
-    // into L2 some rows ahead, which measured 1.1–1.6x faster than the short blocks for
-    // M = 4..16 (their C update per 8 rows of K costs as much as the FMAs).
+    // Bandwidth-bound: B read once, each tile fetching the lines of the tile to its right
+    // ahead. One row of A: a few rows of B per block, each a stream read ahead along the
+    // whole row (N in one block: 4–5% over blocks of 1536 at 1×4096×4096, as eight long
+    // streams instead of many short runs). More rows: long K blocks, down which a tile walks
+    // while the next one's lines come into L2 — at 8×4096×4096 1.2x the lines some rows down
+    // its own columns, and 1.1–1.6x short blocks for M = 4..16 (their C update per 8 rows of K
+    // costs as much as the FMAs).
     g.order = LoopOrder::knm;
     if (w.m == 1)
-      g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n), g.prefetch_n = 256;
+      g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n), g.prefetch_n = 128;
     else
-      g.kc = 256, g.prefetch = 16;
+      g.kc = 256, g.prefetch_n = 64;
   }
   // Worth it once a tile runs long enough for C to leave L1.
   g.prefetch_c = std::min<int64_t>(w.k, g.kc) >= 128 ? 64 : 0;

@@ -208,17 +208,18 @@ TEST(GemmCorrectness, InPlaceBEdgeTile) {
 // B read in place from a buffer at any offset from a cache line: on wide B the tiles start
 // where the lines of B start, after one tile that writes only the columns before them; the
 // last tile of every range moves left. Each offset, whole and split into ranges, tiles in
-// either order, with bias, GELU and C accumulated into.
+// either order, with and without the prefetch along B's rows, with bias, GELU and C
+// accumulated into.
 TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
   const int v = Target::host().vector_floats();
   Workload w = epi(mm(5, 48 * v + 7, 33), true, kGelu, 1.0f);
   w.ldb = w.n + 16 - w.n % 16;  // rows a whole number of lines apart: one misalignment for all
   const Problem p(w, w.hash());
-  for (const std::string order : {"split=m tiles=nm", "split=n tiles=nm", "split=n tiles=mn"}) {
+  for (const std::string order : {"split=m tiles=nm prefetch_n=0", "split=n tiles=nm prefetch_n=64",
+                                  "split=n tiles=mn prefetch_n=0", "split=m tiles=mn prefetch_n=128"}) {
     const Config c = gemm_space(w, Target::host())
                          .parse("mr=4 nr=" + std::to_string(v) +
-                                " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
-                                "prefetch_c=0 order=nkm " +
+                                " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_c=0 order=nkm " +
                                 order);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
