@@ -1,5 +1,6 @@
 // The register tile: rows × nv vectors of accumulators carried in phi nodes through the
-// K loop (unrolled), one broadcast of A and nv vector loads of B per K step.
+// K loop (unrolled), one broadcast of A and nv vector loads of B per K step. One call runs
+// a column of such tiles, one below the other.
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
@@ -11,9 +12,10 @@
 namespace livetune {
 
 void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
-  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_});
+  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_});
   auto arg = f->arg_begin();
-  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++;
+  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++,
+              *count = arg++;
   const int nv = s.nr / W_;
   std::vector<llvm::Value*> loads, stores;  // lanes of each vector of the tile's width read / written
   for (int v = 0; v < nv; ++v) {
@@ -24,9 +26,17 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
                               : lane_range_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_)),
                                                 b_.CreateSub(cols, i64(int64_t(v) * W_))));
   }
-  std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
-  emit_k_loop(s, a, b, kb, c, loads, acc);
-  emit_store_tile(s, c, s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0)), stores, acc);
+  llvm::Value* is_first = s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0));
+  // `count` tiles one below the other, on the same columns of B: the next A rows are a panel
+  // further on packed A.
+  llvm::Value* a_step = s.pack_a ? b_.CreateMul(kb, i64(s.a_panel)) : i64(int64_t(s.rows) * s.lda);
+  ir::emit_for(b_, i64(0), count, 1, [&](llvm::Value* t) {
+    llvm::Value* a_t = f32_ptr(a, b_.CreateMul(t, a_step));
+    llvm::Value* c_t = f32_ptr(c, b_.CreateMul(t, i64(int64_t(s.rows) * s.ldc)));
+    std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
+    emit_k_loop(s, a_t, b, kb, c_t, loads, acc);
+    emit_store_tile(s, c_t, is_first, stores, acc);
+  }, "tiles");
   b_.CreateRetVoid();
 }
 
