@@ -1,7 +1,8 @@
 // The driver: walks the three cache-block loops in the configured order, packs each block
 // where its indices become known, and runs the register tiles over one block (the
-// macro-kernel). It is precompiled rather than generated: it runs once per tile, so baking
-// sizes into it bought nothing measurable, while generating it cost a third of every compile.
+// macro-kernel). It is precompiled rather than generated: it runs at most once per column of
+// tiles, so baking sizes into it bought nothing measurable, while generating it cost a third
+// of every compile.
 #include <algorithm>
 #include <cstdint>
 #include <string>
