@@ -95,8 +95,8 @@ class Walk {
     if (g_.tiles == TileOrder::nm) {
       const int64_t whole = mb / mr, edge_rows = mb % mr;
       constexpr int64_t kEpilogueFloats = 4096;
-      const int64_t group = k_.epilogue && pc + kb == w_.k ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr))
-                                                           : std::max<int64_t>(1, whole);
+      const int64_t group =
+          k_.epilogue && pc + kb == w_.k ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
       for (int64_t jr = 0; jr < nb; jr += nr) {
         const int64_t col = jc + jr, cols = std::min(nr, nb - jr);
         const float* b_tile = b_panel(pc, kb, col, jr);

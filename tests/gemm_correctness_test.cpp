@@ -215,12 +215,12 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
   Workload w = epi(mm(5, 48 * v + 7, 33), true, kGelu, 1.0f);
   w.ldb = w.n + 16 - w.n % 16;  // rows a whole number of lines apart: one misalignment for all
   const Problem p(w, w.hash());
-  for (const std::string order : {"split=m tiles=nm prefetch_n=0", "split=n tiles=nm prefetch_n=64",
-                                  "split=n tiles=mn prefetch_n=0", "split=m tiles=mn prefetch_n=128"}) {
+  for (const std::string variant : {"split=m tiles=nm prefetch_n=0", "split=n tiles=nm prefetch_n=64",
+                                    "split=n tiles=mn prefetch_n=0", "split=m tiles=mn prefetch_n=128"}) {
     const Config c = gemm_space(w, Target::host())
                          .parse("mr=4 nr=" + std::to_string(v) +
                                 " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_c=0 order=nkm " +
-                                order);
+                                variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
     AlignedFloats b(int64_t(p.b.size()) + 16);
