@@ -12,6 +12,7 @@ namespace livetune {
 GemmEmitter::GemmEmitter(llvm::LLVMContext& ctx, const Target& t)
     : ctx_(ctx),
       W_(t.vector_floats()),
+      cheap_masks_(t.avx512),
       m_(std::make_unique<llvm::Module>("livetune_gemm", ctx)),
       b_(ctx),
       f32_(llvm::Type::getFloatTy(ctx)),
@@ -54,6 +55,18 @@ llvm::Value* GemmEmitter::lane_numbers() {
   std::vector<llvm::Constant*> lanes;
   for (int i = 0; i < W_; ++i) lanes.push_back(b_.getInt32(uint32_t(i)));
   return llvm::ConstantVector::get(lanes);
+}
+
+llvm::Value* GemmEmitter::load_vector(llvm::Value* ptr, llvm::Align align, llvm::Value* mask) {
+  if (!mask) return b_.CreateAlignedLoad(vec_, ptr, align);
+  return b_.CreateMaskedLoad(vec_, ptr, align, mask, llvm::ConstantAggregateZero::get(vec_));
+}
+
+void GemmEmitter::store_vector(llvm::Value* x, llvm::Value* ptr, llvm::Align align, llvm::Value* mask) {
+  if (mask)
+    b_.CreateMaskedStore(x, ptr, align, mask);
+  else
+    b_.CreateAlignedStore(x, ptr, align);
 }
 
 llvm::Value* GemmEmitter::clamped_count(llvm::Value* count, bool at_least_zero) {

@@ -37,14 +37,14 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
     llvm::Value* src = zeros ? b_.CreateSelect(first, zeros, dst) : dst;
     for (int v = 0; v < nv; ++v) {
       llvm::Value* x = acc[size_t(r * nv + v)];
+      llvm::Value* mask = masks[size_t(v)];  // null: the whole vector
       if (!write_only) {
-        llvm::Value* old = b_.CreateMaskedLoad(vec_, f32_ptr(src, int64_t(v) * W_), align, masks[size_t(v)],
-                                               llvm::ConstantAggregateZero::get(vec_));
+        llvm::Value* old = load_vector(f32_ptr(src, int64_t(v) * W_), align, mask);
         // With beta = 0, f is 0 exactly where C was not read: an add, which leaves the FMA
         // pipes to the next tile.
         x = zeros ? b_.CreateFAdd(old, x) : b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {old, scale, x});
       }
-      b_.CreateMaskedStore(x, f32_ptr(dst, int64_t(v) * W_), align, masks[size_t(v)]);
+      store_vector(x, f32_ptr(dst, int64_t(v) * W_), align, mask);
     }
   }
 }
@@ -54,17 +54,21 @@ void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) 
   auto arg = f->arg_begin();
   llvm::Value *c = arg++, *bias = arg++, *rows = arg++, *cols = arg++;
   const llvm::Align align(4);
-  llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
-  ir::emit_for(b_, i64(0), cols, W_, [&](llvm::Value* j) {
-    llvm::Value* mask = lane_mask(b_.CreateSub(cols, j));
-    llvm::Value* bias_v = s.bias ? b_.CreateMaskedLoad(vec_, f32_ptr(bias, j), align, mask, zero) : nullptr;
+  // Whole vectors, then the last few columns masked (masks cost nothing on AVX-512, but AVX2's
+  // masked loads and stores are microcoded).
+  auto columns = [&](llvm::Value* j, bool masked) {
+    llvm::Value* mask = masked ? lane_mask(b_.CreateSub(cols, j)) : nullptr;
+    llvm::Value* bias_v = s.bias ? load_vector(f32_ptr(bias, j), align, mask) : nullptr;
     ir::emit_for(b_, i64(0), rows, 1, [&](llvm::Value* r) {
       llvm::Value* ptr = f32_ptr(c, b_.CreateAdd(b_.CreateMul(r, i64(s.ldc)), j));
-      llvm::Value* x = b_.CreateMaskedLoad(vec_, ptr, align, mask, zero);
+      llvm::Value* x = load_vector(ptr, align, mask);
       if (bias_v) x = b_.CreateFAdd(x, bias_v);
-      b_.CreateMaskedStore(emit_activation(s.act, x), ptr, align, mask);
+      store_vector(emit_activation(s.act, x), ptr, align, mask);
     }, "epi.r");
-  }, "epi.j");
+  };
+  llvm::Value* whole = b_.CreateMul(b_.CreateSDiv(cols, i64(W_)), i64(W_));
+  ir::emit_for(b_, i64(0), whole, W_, [&](llvm::Value* j) { columns(j, false); }, "epi.j");
+  ir::emit_if(b_, b_.CreateICmpSLT(whole, cols), [&] { columns(whole, true); });
   b_.CreateRetVoid();
 }
 

@@ -35,7 +35,16 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
     llvm::Value* c_t = f32_ptr(c, b_.CreateMul(t, i64(int64_t(s.rows) * s.ldc)));
     std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
     emit_k_loop(s, a_t, b, kb, c_t, loads, acc);
-    emit_store_tile(s, c_t, is_first, stores, acc);
+    if (cheap_masks_) {
+      emit_store_tile(s, c_t, is_first, stores, acc);
+    } else {
+      // Whole tiles (all but the N edge) store whole vectors; only the edge pays for masks.
+      llvm::Value* whole = b_.CreateICmpSGE(cols, i64(s.nr));
+      if (!s.pack_b) whole = b_.CreateAnd(whole, b_.CreateICmpSLE(skip_cols, i64(0)));
+      const std::vector<llvm::Value*> unmasked(stores.size(), nullptr);
+      ir::emit_if(b_, whole, [&] { emit_store_tile(s, c_t, is_first, unmasked, acc); });
+      ir::emit_if(b_, b_.CreateNot(whole), [&] { emit_store_tile(s, c_t, is_first, stores, acc); });
+    }
   }, "tiles");
   b_.CreateRetVoid();
 }
@@ -66,10 +75,7 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
     for (int v = 0; v < nv; ++v) {
       llvm::Value* ptr = f32_ptr(brow, int64_t(v) * W_);
-      if (s.masked_loads)
-        bv[v] = b_.CreateMaskedLoad(vec_, ptr, b_align, masks[size_t(v)], llvm::ConstantAggregateZero::get(vec_));
-      else
-        bv[v] = b_.CreateAlignedLoad(vec_, ptr, b_align);
+      bv[v] = load_vector(ptr, b_align, s.masked_loads ? masks[size_t(v)] : nullptr);
     }
     llvm::Value* acol = f32_ptr(a, b_.CreateMul(p, i64(a_k)));
     for (int r = 0; r < rows; ++r) {

@@ -45,8 +45,7 @@ void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
       llvm::Value* x;
       if (!s.trans_b) {
         llvm::Value* ptr = f32_ptr(src, b_.CreateAdd(b_.CreateMul(p, i64(s.ldb)), b_.CreateAdd(jr, i64(int64_t(v) * W_))));
-        x = masked ? static_cast<llvm::Value*>(b_.CreateMaskedLoad(vec_, ptr, llvm::Align(4), mask, zero))
-                   : b_.CreateAlignedLoad(vec_, ptr, llvm::Align(4));
+        x = load_vector(ptr, llvm::Align(4), mask);
       } else {
         // B is N×K: the W values of row p sit ldb apart; gather them.
         std::vector<llvm::Constant*> offs;
