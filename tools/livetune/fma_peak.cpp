@@ -15,13 +15,17 @@
 namespace livetune::cli {
 namespace {
 
-constexpr int kAccumulators = 24;
 using FmaLoop = float (*)(int64_t iterations);
 
 struct Probe {
   FmaLoop fn = nullptr;
   LinkedCode code;
 };
+
+// One loop-carried vector per accumulator, as many as leave registers for the constants:
+// independent FMAs cover the FMA latency. More than the registers hold spill (24 on AVX2's
+// 16 registers read half the peak).
+int accumulators() { return std::min(24, Target::host().vector_registers() - 4); }
 
 Probe compile_probe(int width) {
   llvm::LLVMContext ctx;
@@ -33,7 +37,6 @@ Probe compile_probe(int width) {
   f->addFnAttr("prefer-vector-width", std::to_string(width * 32));
   f->addFnAttr("min-legal-vector-width", std::to_string(width * 32));
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", f));
-  // One loop-carried vector per accumulator: independent FMAs cover the FMA latency.
   auto* pre = b.GetInsertBlock();
   auto* head = llvm::BasicBlock::Create(ctx, "head", f);
   auto* body = llvm::BasicBlock::Create(ctx, "body", f);
@@ -43,7 +46,7 @@ Probe compile_probe(int width) {
   auto* i = b.CreatePHI(b.getInt64Ty(), 2);
   i->addIncoming(b.getInt64(0), pre);
   std::vector<llvm::PHINode*> acc;
-  for (int a = 0; a < kAccumulators; ++a) {
+  for (int a = 0; a < accumulators(); ++a) {
     acc.push_back(b.CreatePHI(vec, 2));
     acc.back()->addIncoming(llvm::ConstantFP::get(vec, 0.001 * a), pre);
   }
@@ -56,7 +59,7 @@ Probe compile_probe(int width) {
   b.CreateBr(head);
   b.SetInsertPoint(exit);
   llvm::Value* sum = acc[0];
-  for (int a = 1; a < kAccumulators; ++a) sum = b.CreateFAdd(sum, acc[size_t(a)]);
+  for (int a = 1; a < accumulators(); ++a) sum = b.CreateFAdd(sum, acc[size_t(a)]);
   b.CreateRet(b.CreateExtractElement(sum, uint64_t(0)));
 
   llvm::TargetMachine& tm = thread_target_machine();
@@ -73,7 +76,7 @@ double measure_fma_peak_gflops(int threads) {
   const int width = Target::host().vector_floats();
   const Probe probe = compile_probe(width);
   const int64_t iterations = 20'000'000;
-  const double flops_per_thread = double(iterations) * kAccumulators * width * 2;
+  const double flops_per_thread = double(iterations) * accumulators() * width * 2;
   double best = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {  // best of three: the machine is shared
     std::vector<std::thread> pool;
