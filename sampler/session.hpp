@@ -130,7 +130,7 @@ class TuningSession {
   ExplorationBudget budget_;
   std::mt19937_64 rng_;
   std::unique_ptr<ValidationData> data_;  // freed once settled
-  std::vector<float> trusted_;            // the first kernel's output on data_'s inputs
+  Floats trusted_;                        // the first kernel's output on data_'s inputs
   double trusted_s_ = 0.0;                // and the time of that run
   static constexpr double kScreenRatio = 4.0;
 

@@ -14,7 +14,7 @@ namespace livetune {
 ValidationData::ValidationData(const Workload& w, uint64_t seed, bool all_rows) : w_(w) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill = [&](std::vector<float>& v, size_t n) {
+  auto fill = [&](Floats& v, size_t n) {
     v.resize(n);
     for (float& x : v) x = dist(rng);
   };
@@ -41,8 +41,8 @@ ValidationData::ValidationData(const Workload& w, uint64_t seed, bool all_rows) 
   tolerance_ = matmul_tolerance(w, 1.0);
 }
 
-std::vector<float> ValidationData::output_of(const Kernel& k, int64_t m) const {
-  std::vector<float> c = c_init_;
+Floats ValidationData::output_of(const Kernel& k, int64_t m) const {
+  Floats c = c_init_;
   run_gemm_serial(k, a_.data(), b_.data(), bias_.data(), c.data(), m);
   return c;
 }
@@ -59,9 +59,9 @@ std::vector<int64_t> ValidationData::check_rows(const Kernel& k) const {
   return out;
 }
 
-std::string ValidationData::check(const Kernel& k, const std::vector<float>* trusted, double* run_seconds) const {
+std::string ValidationData::check(const Kernel& k, const Floats* trusted, double* run_seconds) const {
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<float> c = output_of(k);
+  const Floats c = output_of(k);
   if (run_seconds) *run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (std::string why = check_output(c, trusted); !why.empty()) return why;
   for (int64_t m : check_rows(k))
@@ -70,11 +70,11 @@ std::string ValidationData::check(const Kernel& k, const std::vector<float>* tru
   return {};
 }
 
-std::string ValidationData::check_output(const std::vector<float>& c, const std::vector<float>* trusted) const {
+std::string ValidationData::check_output(const Floats& c, const Floats* trusted) const {
   return compare(c, w_.m, trusted);
 }
 
-std::string ValidationData::compare(const std::vector<float>& c, int64_t m, const std::vector<float>* trusted) const {
+std::string ValidationData::compare(const Floats& c, int64_t m, const Floats* trusted) const {
   if (trusted) {
     // Both outputs round: twice the tolerance against the reference.
     for (int64_t r = 0; r < m; ++r)

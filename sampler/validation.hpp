@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/floats.hpp"
 #include "jit/kernel.hpp"
 #include "jit/workload.hpp"
 
@@ -23,7 +24,7 @@ class ValidationData {
   const float* b() const { return b_.data(); }
   const float* bias() const { return bias_.data(); }
   // C before the call (read when beta != 0); outputs start as a copy of it.
-  const std::vector<float>& c_init() const { return c_init_; }
+  const Floats& c_init() const { return c_init_; }
 
   // Empty when the kernel's result matches; otherwise what went wrong, for the log. With
   // `trusted` — the output of a kernel validated before (output_of) — every element is also
@@ -31,19 +32,19 @@ class ValidationData {
   // a bucket of M is also run with the fewest rows that exercise each of its edge tiles
   // (check_rows), and must leave the rows below those untouched. `run_seconds`, if given, gets
   // the time of the kernel's run with all of M, on this thread.
-  std::string check(const Kernel& k, const std::vector<float>* trusted = nullptr, double* run_seconds = nullptr) const;
+  std::string check(const Kernel& k, const Floats* trusted = nullptr, double* run_seconds = nullptr) const;
   // The same for an output computed by anyone from these inputs and c_init().
-  std::string check_output(const std::vector<float>& c, const std::vector<float>* trusted = nullptr) const;
+  std::string check_output(const Floats& c, const Floats* trusted = nullptr) const;
   // What `k` writes into a copy of c_init() from these inputs, called with m rows (0: all).
-  std::vector<float> output_of(const Kernel& k, int64_t m = 0) const;
+  Floats output_of(const Kernel& k, int64_t m = 0) const;
   // The numbers of rows, besides the workload's M, that `check` calls a bucket's kernel with.
   std::vector<int64_t> check_rows(const Kernel& k) const;
 
  private:
-  std::string compare(const std::vector<float>& c, int64_t m, const std::vector<float>* trusted) const;
+  std::string compare(const Floats& c, int64_t m, const Floats* trusted) const;
 
   Workload w_;
-  std::vector<float> a_, b_, bias_, c_init_, expected_;
+  Floats a_, b_, bias_, c_init_, expected_;
   std::vector<int64_t> rows_;
   double tolerance_ = 0;
 };

@@ -21,15 +21,15 @@ TEST(Validation, AWrongRowTheSampleMissesIsCaughtAgainstAValidatedKernel) {
   const ValidationData data(w, 5);
   const KernelPtr k = compile_gemm(w, default_gemm_config(w, Target::host(), 1));
   ASSERT_EQ(data.check(*k), "");
-  const std::vector<float> trusted = data.output_of(*k);
+  const Floats trusted = data.output_of(*k);
   EXPECT_EQ(data.check(*k, &trusted), "") << "a kernel agrees with itself";
 
   // The full reference, to corrupt only rows the sampled check passes.
-  std::vector<float> right = data.c_init();
+  Floats right = data.c_init();
   reference_matmul(w, data.a(), data.b(), data.bias(), right.data());
   int caught_only_by_trusted = 0;
   for (int64_t row = 0; row < w.m; row += 97) {
-    std::vector<float> wrong = right;
+    Floats wrong = right;
     wrong[size_t(row * w.ldc + 7)] += 0.5f;
     if (!data.check_output(wrong).empty()) continue;  // a sampled row: the reference sees it
     EXPECT_NE(data.check_output(wrong, &trusted), "") << "row " << row;

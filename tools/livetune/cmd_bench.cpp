@@ -97,7 +97,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     std::vector<KernelPtr> checked;
     Executor serial(1);
     for (const KernelPtr& k : kernels) {
-      std::vector<float> c = data.c_init();
+      Floats c = data.c_init();
       serial.run(*k, k->workload.m, data.a(), data.b(), data.bias(), c.data(), prepacked_b(*k));
       if (std::string why = data.check_output(c); why.empty())
         checked.push_back(k);
@@ -117,13 +117,13 @@ int cmd_bench(const std::vector<std::string>& argv) {
     return [&exec, &data, &k, c, bp] { exec.run(k, k.workload.m, data.a(), data.b(), data.bias(), c, bp); };
   };
   const std::vector<std::pair<double, KernelPtr>> screened = rank_kernels(kernels, data.c_init(), call, kFinalists);
-  std::vector<std::vector<float>> outputs(screened.size(), data.c_init());
+  std::vector<Floats> outputs(screened.size(), data.c_init());
 
   // 3. Finalists, peers and the read-bandwidth probe, interleaved, each writing its own copy of C.
   std::vector<std::function<void()>> fns;
   for (size_t i = 0; i < screened.size(); ++i) fns.push_back(call(*screened[i].second, outputs[i].data()));
   std::vector<std::unique_ptr<peers::Peer>> peers;
-  std::vector<std::vector<float>> peer_outputs;
+  std::vector<Floats> peer_outputs;
   for (const std::string& name : peers_to_run(args)) peers.push_back(peers::make_peer(name));
   peer_outputs.assign(peers.size(), data.c_init());
   for (size_t i = 0; i < peers.size(); ++i) {

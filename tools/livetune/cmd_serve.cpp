@@ -162,7 +162,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
                     {d.b(), d.b() + w.b_rows() * w.ldb},
                     {d.bias(), d.bias() + std::max<int64_t>(w.n, 1)}});
   }
-  const std::vector<float> c_init = ValidationData(w, seed).c_init();
+  const Floats c_made = ValidationData(w, seed).c_init();
+  const std::vector<float> c_init(c_made.begin(), c_made.end());
   // Read every input once, as an application's are resident before it calls: the first read
   // of a freshly made set ran up to 3x slower here (49x512x4608: 28 against 9 ms), which the
   // first call would otherwise be charged with.
@@ -275,7 +276,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
     for (Compiled& c : compile_and_validate(data, configs, 1))
       if (c.kernel) candidates.push_back(std::move(c.kernel));
     reference_searched = candidates.size();
-    for (auto& [s, k] : rank_kernels(candidates, c_init, call, kReferenceFinalists)) kernels.push_back(k);
+    for (auto& [s, k] : rank_kernels(candidates, c_made, call, kReferenceFinalists)) kernels.push_back(k);
   }
   std::vector<std::vector<float>> outputs(kernels.size(), c_init);
   std::vector<std::function<void()>> fns;

@@ -61,13 +61,13 @@ std::vector<Config> configs_to_try(const Workload& w, int threads, const std::st
 
 
 std::vector<std::pair<double, KernelPtr>> rank_kernels(const std::vector<KernelPtr>& kernels,
-                                                       const std::vector<float>& c_init, const CallMaker& call,
+                                                       const Floats& c_init, const CallMaker& call,
                                                        size_t keep) {
   std::vector<std::pair<double, KernelPtr>> ranked;
   const auto faster = [](const auto& x, const auto& y) { return x.first < y.first; };
   double best_so_far = std::numeric_limits<double>::infinity();
   for (const KernelPtr& k : kernels) {
-    std::vector<float> c = c_init;
+    Floats c = c_init;
     const double s = screen(call(*k, c.data()), best_so_far);
     best_so_far = std::min(best_so_far, s);
     ranked.emplace_back(s, k);
@@ -75,7 +75,7 @@ std::vector<std::pair<double, KernelPtr>> rank_kernels(const std::vector<KernelP
   std::sort(ranked.begin(), ranked.end(), faster);
   ranked.resize(std::min(ranked.size(), kRunnersUp));
   if (ranked.size() > keep) {
-    std::vector<std::vector<float>> outputs(ranked.size(), c_init);
+    std::vector<Floats> outputs(ranked.size(), c_init);
     std::vector<std::function<void()>> runners;
     for (size_t i = 0; i < ranked.size(); ++i) runners.push_back(call(*ranked[i].second, outputs[i].data()));
     MeasureOptions mo;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "jit/floats.hpp"
 #include "jit/kernel.hpp"
 
 namespace livetune::cli {
@@ -25,7 +26,7 @@ using CallMaker = std::function<std::function<void()>(const Kernel& k, float* c)
 // by side (a screen taken one variant after another on a shared machine confuses a few percent
 // of drift with speed).
 std::vector<std::pair<double, KernelPtr>> rank_kernels(const std::vector<KernelPtr>& kernels,
-                                                       const std::vector<float>& c_init, const CallMaker& call,
+                                                       const Floats& c_init, const CallMaker& call,
                                                        size_t keep);
 
 }  // namespace livetune::cli

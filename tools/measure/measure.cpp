@@ -71,6 +71,9 @@ std::vector<Measurement> measure_interleaved(const std::vector<std::function<voi
     // One wait per round rather than per sample: a round is short next to the window, and the
     // functions of one round then see the same conditions.
     bool quiet = !o.wait_quiet || wait_quiet(o, budget_s);
+    // The wait sleeps: the core then runs slower for a few milliseconds (the round's first
+    // function read 15-27% slow on a Zen 3 VM), so run it untimed until the core is back.
+    if (o.wait_quiet) run_for(fns[0], o.rewarm_s);
     for (size_t i = 0; i < fns.size(); ++i) {
       Measurement& m = out[i];
       Sample s = take_sample(fns[i], m.calls_per_sample, o.max_run_delay);

@@ -20,6 +20,7 @@ struct MeasureOptions {
   double quiet_window_s = 0.5;   // /proc/stat window one look at the load averages over
   double quiet_busy_cpus = 0.1;  // busy CPUs beyond our own that still count as quiet
   double quiet_budget_s = 5.0;   // total waiting per measure_interleaved; then carry on regardless
+  double rewarm_s = 0.02;        // after a wait, calls of the round's first function, untimed
 
   double max_run_delay = 0.02;  // retry a sample whose threads waited for a CPU longer than this share of it
   int max_retries = 3;          // per sample; the last try is kept
