@@ -34,12 +34,24 @@ class Walk {
     }
     step_[M] = g_.mc, step_[N] = g_.nc, step_[K] = g_.kc;
     a_pack_ = args.workspace;
-    b_pack_ = args.workspace + gemm_packed_a_floats(w_, g_);
+    b_pack_ = args.workspace + k.packed_a_floats;
     padded_n_ = (w_.n + g_.nr - 1) / g_.nr * g_.nr;
     // B read in place: a tile at the N edge moves left to end at the last column and leaves
     // the columns of the tile before it alone, so that its loads of B stay whole.
-    edge_moves_left_ = !g_.pack_b && !tile_masks_b(w_, g_);
+    edge_moves_left_ = k.edge_moves_left;
     shift_ = aligned_grid_shift();
+  }
+
+  void run() {
+    // One block in every dimension (small GEMMs): the loop nest has nothing to walk, and
+    // walking it cost a 4x4x4 call more than its tile did.
+    const bool some = hi_[M] > lo_[M] && hi_[N] > lo_[N];
+    if (some && hi_[M] - lo_[M] <= step_[M] && hi_[N] - lo_[N] <= step_[N] && w_.k <= step_[K] && shift_ == 0) {
+      for (const Dim d : {M, N, K}) blk_[d] = Block{lo_[d], hi_[d] - lo_[d]};
+      level(3);
+      return;
+    }
+    level(0);
   }
 
   void level(int depth) {
@@ -169,7 +181,7 @@ class Walk {
 
 }  // namespace
 
-void Kernel::run(const GemmArgs& args) const { Walk(*this, args).level(0); }
+void Kernel::run(const GemmArgs& args) const { Walk(*this, args).run(); }
 
 int64_t packed_b_floats(const Workload& w, const GemmConfig& g) { return w.k * ((w.n + g.nr - 1) / g.nr * g.nr); }
 

@@ -45,6 +45,9 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   EpilogueFn epilogue = nullptr;  // with a bias or an activation only
   int64_t tiles = 0;  // threading tiles at the workload's largest M (tiles_for)
   int64_t workspace_floats = 0;
+  int64_t packed_a_floats = 0;  // of the workspace, before the packed B block
+  // B read in place: the tile at the N edge moves left (its loads of B stay whole).
+  bool edge_moves_left = false;
   double compile_ms = 0;    // IR generation to callable, pieces found in the cache included
   int pieces_compiled = 0;  // how many of its pieces this compile generated (the rest were shared)
   std::vector<std::shared_ptr<const Piece>> pieces;

@@ -26,10 +26,19 @@ struct Buffer {
 
 }  // namespace
 
-float* thread_workspace(int64_t floats) {
-  thread_local Buffer buf;
-  return buf.get(floats);
+namespace detail {
+
+float* grow_thread_workspace(int64_t floats) {
+  // At thread exit the view must not outlive the memory.
+  struct Owned : Buffer {
+    ~Owned() { thread_workspace_view = {}; }
+  };
+  thread_local Owned buf;
+  thread_workspace_view = {buf.get(floats), buf.size};
+  return buf.data.get();
 }
+
+}  // namespace detail
 
 float* call_buffer(int64_t floats) {
   thread_local Buffer buf;

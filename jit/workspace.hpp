@@ -8,7 +8,21 @@
 
 namespace livetune {
 
-float* thread_workspace(int64_t floats);
+namespace detail {
+// Trivially destructible, so that reading it costs no guard on the call path; the memory is
+// owned (and freed at thread exit) by the .cpp.
+struct WorkspaceView {
+  float* data = nullptr;
+  int64_t floats = 0;
+};
+inline thread_local WorkspaceView thread_workspace_view;
+float* grow_thread_workspace(int64_t floats);
+}  // namespace detail
+
+inline float* thread_workspace(int64_t floats) {
+  const detail::WorkspaceView& v = detail::thread_workspace_view;
+  return floats <= v.floats ? v.data : detail::grow_thread_workspace(floats);
+}
 
 // A second per-thread buffer, for what the threads of one call share (B packed whole): the
 // calling thread owns it until its call returns.

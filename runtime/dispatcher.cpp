@@ -75,10 +75,9 @@ Dispatcher::~Dispatcher() = default;
 
 void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
                         const std::shared_ptr<ConstantOperand>& constant_b) {
-  Workload key;
-  State* s = find(w, key);
+  State* s = find(w);
   if (!s) {
-    auto [added, inserted] = add(key);
+    auto [added, inserted] = add(key_of(w));
     // The workload's first call runs the built-in kernel before its compile starts, so that
     // the compile does not share the machine with it.
     builtin_matmul(w, a, b, bias, c);
@@ -103,7 +102,7 @@ void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const
   run(*k, w.m, a, b, bias, c, constant_b);
   bool full = false;
   if (s->live.drift_sample(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() *
-                               at_full_m(key, w.m),
+                               at_full_m(s->workload, w.m),
                            full) &&
       full)
     request_step(*s);
@@ -190,27 +189,28 @@ void Dispatcher::request_step(State& s) {
   });
 }
 
-Dispatcher::State* Dispatcher::find(const Workload& w, Workload& key) {
+Dispatcher::State* Dispatcher::find(const Workload& w) {
+  // The thread's last workload first: a server thread mostly repeats one.
+  const RecentEntry& last = recent.entries[(recent.next - 1) % recent.entries.size()];
+  if (last.dispatcher == id_ && last.workload == w) return static_cast<State*>(last.state);
   for (const auto& e : recent.entries)
-    if (e.dispatcher == id_ && e.workload == w) {
-      State* s = static_cast<State*>(e.state);
-      key = s->workload;
-      return s;
-    }
-  // An application whose shapes never change gets kernels specialised to them: the first M
-  // of a family is a workload of its own, later ones go to their buckets.
-  key = buckets_.key(w);
-  if (!(key == w)) {
-    Workload family = w;
-    family.m = 0;
-    auto first = first_m_.find(family);  // find before emplace: emplace allocates a node
-    if (first == first_m_.end()) first = first_m_.emplace(family, w.m).first;
-    if (first->second == w.m) key = w;
-  }
-  auto it = states_.find(key);
+    if (e.dispatcher == id_ && e.workload == w) return static_cast<State*>(e.state);
+  auto it = states_.find(key_of(w));
   if (it == states_.end()) return nullptr;
   recent.entries[recent.next++ % recent.entries.size()] = RecentEntry{id_, w, it->second.get()};
   return it->second.get();
+}
+
+Workload Dispatcher::key_of(const Workload& w) {
+  // An application whose shapes never change gets kernels specialised to them: the first M
+  // of a family is a workload of its own, later ones go to their buckets.
+  const Workload key = buckets_.key(w);
+  if (key == w) return key;
+  Workload family = w;
+  family.m = 0;
+  auto first = first_m_.find(family);  // find before emplace: emplace allocates a node
+  if (first == first_m_.end()) first = first_m_.emplace(family, w.m).first;
+  return first->second == w.m ? w : key;
 }
 
 std::pair<Dispatcher::State*, bool> Dispatcher::add(const Workload& w) {

@@ -61,9 +61,10 @@ class Dispatcher {
     std::unique_ptr<TuningSession> session;
   };
 
-  // The state serving a call of `w`: its own workload's, or its bucket's; null when that
-  // workload is new. `key` is set to that workload.
-  State* find(const Workload& w, Workload& key);
+  // The state serving a call of `w`: its own workload's, or its bucket's (key_of); null when
+  // that workload is new.
+  State* find(const Workload& w);
+  Workload key_of(const Workload& w);
   std::pair<State*, bool> add(const Workload& w);  // the state, and whether this call made it
   void compile_in_background(State* s);
   struct Recorded {
@@ -72,8 +73,10 @@ class Dispatcher {
   };
   std::optional<Recorded> recorded(const Workload& w) const;
   void record(const Workload& w, const TuningReport& r);
-  void run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
-           const std::shared_ptr<ConstantOperand>& constant_b);
+  // Inlined into the call path (a settled call is this and the lookup).
+  [[gnu::always_inline]] inline void run(const Kernel& k, int64_t m, const float* a, const float* b,
+                                         const float* bias, float* c,
+                                         const std::shared_ptr<ConstantOperand>& constant_b);
   bool packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b);
   void pack_in_background(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b,
                           ConstantOperand::Packed* p);

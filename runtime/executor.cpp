@@ -17,17 +17,13 @@ constexpr double kMinFlopsPerThread = 4e6;
 
 Executor::Executor(int threads) : threads_(std::max(1, threads)), arena_(threads_) {}
 
-void Executor::run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
-                   const float* b_packed) {
-  const int64_t tiles = k.tiles_for(m);
+int64_t Executor::parts_for(const Kernel& k, int64_t m, int64_t tiles) const {
   const double flops = 2.0 * double(m) * double(k.workload.n) * double(k.workload.k);
-  const int64_t parts =
-      threads_ == 1 ? 1 : std::min<int64_t>({threads_, tiles, int64_t(flops * (1 / kMinFlopsPerThread)) + 1});
-  if (parts <= 1) {
-    GemmArgs args{a, b, c, bias, thread_workspace(k.workspace_floats), 0, tiles, b_packed, m};
-    k.run(args);
-    return;
-  }
+  return std::min<int64_t>({threads_, tiles, int64_t(flops * (1 / kMinFlopsPerThread)) + 1});
+}
+
+void Executor::run_parallel(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
+                            const float* b_packed, int64_t tiles, int64_t parts) {
   arena_.execute([&] {
     // Threads that split the rows each need all of B: packing it block by block, each would
     // pack all of it. Once B is larger than a core's L2 (where a block packed by the thread

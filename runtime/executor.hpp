@@ -4,6 +4,7 @@
 #include <tbb/task_arena.h>
 
 #include "jit/kernel.hpp"
+#include "jit/workspace.hpp"
 
 namespace livetune {
 
@@ -13,10 +14,24 @@ class Executor {
   int threads() const { return threads_; }
   // m: the call's rows (k's workload may be a bucket of M); b_packed: all of B packed for k
   // (pack_whole_b), or null.
+  // Inline: on one thread, the whole cost of a call beyond its kernel.
   void run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
-           const float* b_packed = nullptr);
+           const float* b_packed = nullptr) {
+    const int64_t tiles = k.tiles_for(m);
+    const int64_t parts = threads_ == 1 ? 1 : parts_for(k, m, tiles);
+    if (parts <= 1) {
+      k.run(GemmArgs{a, b, c, bias, thread_workspace(k.workspace_floats), 0, tiles, b_packed, m});
+      return;
+    }
+    run_parallel(k, m, a, b, bias, c, b_packed, tiles, parts);
+  }
 
  private:
+  // Threads worth waking for a call of m rows: no more than its tiles.
+  int64_t parts_for(const Kernel& k, int64_t m, int64_t tiles) const;
+  void run_parallel(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
+                    const float* b_packed, int64_t tiles, int64_t parts);
+
   int threads_;
   tbb::task_arena arena_;
 };
