@@ -47,6 +47,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   } else {
     g.mr = 6, g.nr = 2 * vec;
     if (w.m <= 4) g.mr = int(w.m), g.nr = 3 * vec;
+    if (w.m == 5) g.mr = 5;
   }
   // Narrow B: a tile no wider than N, and as many rows as the registers then hold (a 64-wide
   // tile on N = 17 computed 3.8x the columns it kept: half the speed of 12 rows × 32).

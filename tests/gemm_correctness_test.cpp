@@ -182,11 +182,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmCorrectness, testing::ValuesIn(shapes()),
 // accumulated into (beta = 1) and bias and activation follow. B narrower than a tile masks its
 // loads instead.
 TEST(GemmCorrectness, InPlaceBEdgeTile) {
-  const int v = Target::host().vector_floats();
-  const std::string cfg = "mr=4 nr=" + std::to_string(4 * v) +
+  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
+  const std::string cfg = "mr=4 nr=" + std::to_string(nv * v) +
                           " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
                           "prefetch_c=0 order=nkm split=n tiles=nm";
-  for (const Workload& w : {epi(padded(mm(37, 4 * v + 17, 50)), true, kGelu, 1.0f), mm(6, v + 1, 40),
+  for (const Workload& w : {epi(padded(mm(37, nv * v + 17, 50)), true, kGelu, 1.0f), mm(6, v + 1, 40),
                             epi(mm(9, 3 * v - 5, 70), false, kRelu, 0.5f)}) {
     const Config c = gemm_space(w, Target::host()).parse(cfg);
     SCOPED_TRACE(describe(w, &c));

@@ -63,7 +63,9 @@ void expect_invalid(F f, const std::vector<std::string>& parts, const std::strin
   }
 }
 
-Config default_config() { return GemmConfig{}.to_config(host()); }
+Config default_config() { return test::host_gemm_config().to_config(host()); }
+// The default tile's width on this host.
+int wide() { return test::host_gemm_config().nr; }
 std::shared_ptr<const KnobList> knobs() { return gemm_space(Workload::matmul(8, 8, 8), host()).knob_list(); }
 
 TEST(ConfigText, RoundTripsForManyRandomConfigs) {
@@ -130,7 +132,7 @@ TEST(ConfigParse, InvalidCombinationIsRejectedBySpaceParse) {
   const Workload w = Workload::matmul(64, 64, 64);
   const Space space = gemm_space(w, host());
   GemmConfig g;
-  g.mr = 16, g.nr = 4 * vec(), g.mc = 96, g.nc = 1536;
+  g.mr = 16, g.nr = wide(), g.mc = 96, g.nc = 1536;
   const std::string text = g.to_config(host()).text();
   // Every value is in its domain, so the knob list alone accepts it ...
   EXPECT_NO_THROW(Config::parse(knobs(), text));
@@ -150,9 +152,9 @@ Config make(int mr, int nr, int mc, int nc, bool pack_b = true) {
 TEST(ValidityRule, RegisterTileMustFit) {
   const Space space = gemm_space(Workload::matmul(64, 64, 64), host());
   const int v = vec();
-  EXPECT_FALSE(space.valid(make(16, 4 * v, 96, 1536))) << "mr=16 nr=" << 4 * v;
-  EXPECT_FALSE(space.valid(make(14, 4 * v, 168, 1536))) << "mr=14 nr=" << 4 * v;
-  EXPECT_TRUE(space.valid(make(6, 4 * v, 96, 1536))) << "the default 6×" << 4 * v << " tile";
+  EXPECT_FALSE(space.valid(make(16, wide(), 96, 1536))) << "mr=16 nr=" << wide();
+  EXPECT_FALSE(space.valid(make(14, wide(), 168, 1536))) << "mr=14 nr=" << wide();
+  EXPECT_TRUE(space.valid(make(6, wide(), 96, 1536))) << "the default 6×" << wide() << " tile";
   EXPECT_TRUE(space.valid(make(1, v, 16, 64)));
   if (host().avx512) {
     // 32 registers: mr·nv accumulators + nv for a row of B + 1 broadcast.
@@ -162,6 +164,13 @@ TEST(ValidityRule, RegisterTileMustFit) {
     EXPECT_TRUE(space.valid(make(14, 32, 168, 1536)));  // 28 + 2 + 1 = 31
     EXPECT_FALSE(space.valid(make(16, 32, 96, 1536)));  // 32 + 2 + 1 = 35
     EXPECT_TRUE(space.valid(make(16, 16, 96, 1536)));   // 16 + 1 + 1 = 18
+  } else {
+    // 16 registers.
+    EXPECT_TRUE(space.valid(make(6, 16, 96, 1536)));    // 12 + 2 + 1 = 15
+    EXPECT_TRUE(space.valid(make(4, 24, 96, 1536)));    // 12 + 3 + 1 = 16
+    EXPECT_FALSE(space.valid(make(4, 32, 96, 1536)));   // 16 + 4 + 1 = 21
+    EXPECT_FALSE(space.valid(make(7, 16, 168, 1536)));  // 14 + 2 + 1 = 17
+    EXPECT_TRUE(space.valid(make(14, 8, 168, 1536)));   // 14 + 1 + 1 = 16
   }
 }
 
@@ -175,14 +184,14 @@ TEST(ValidityRule, BlocksAreMultiplesOfTheTile) {
 }
 
 TEST(ValidityRule, TransposedBMustBePacked) {
-  const Config unpacked = make(6, 4 * vec(), 96, 1536, false);
+  const Config unpacked = make(6, wide(), 96, 1536, false);
   EXPECT_TRUE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(unpacked));
   EXPECT_FALSE(gemm_space(Workload::matmul(64, 64, 64, true), host()).valid(unpacked));
 }
 
 TEST(ValidityRule, PrefetchAlongBRowsOnlyForBReadInPlace) {
   const Space space = gemm_space(Workload::matmul(8, 4096, 4096), host());
-  GemmConfig g = GemmConfig::from(make(8, 2 * vec(), 96, 1536, false));
+  GemmConfig g = GemmConfig::from(make(4, 2 * vec(), 96, 1536, false));
   g.prefetch_n = 256;
   EXPECT_TRUE(space.valid(g.to_config(host())));
   g.pack_b = true;  // a packed panel is one stream already
@@ -214,7 +223,7 @@ TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
 TEST(SpaceEnumerate, MatchesTheFixedKnobsAndIsComplete) {
   const Workload w = Workload::matmul(127, 255, 129);
   const Space space = gemm_space(w, host());
-  const std::string nr = std::to_string(4 * vec());
+  const std::string nr = std::to_string(wide());
   const std::string fixed = "mr=6 nr=" + nr + " kc=256 order=nkm split=m prefetch=0";
   const std::vector<Config> all = space.enumerate(fixed, 1000000);
   ASSERT_FALSE(all.empty());
@@ -222,7 +231,7 @@ TEST(SpaceEnumerate, MatchesTheFixedKnobsAndIsComplete) {
   for (const Config& c : all) {
     ASSERT_TRUE(space.valid(c)) << c.text();
     EXPECT_EQ(c.get("mr"), 6);
-    EXPECT_EQ(c.get("nr"), 4 * vec());
+    EXPECT_EQ(c.get("nr"), wide());
     EXPECT_EQ(c.get("kc"), 256);
     EXPECT_EQ(c.get("order"), int(LoopOrder::nkm));
     EXPECT_EQ(c.get("split"), int(Split::m));
@@ -252,7 +261,7 @@ TEST(SpaceEnumerate, MatchesTheFixedKnobsAndIsComplete) {
 }
 
 TEST(SpaceEnumerate, InvalidFixedCombinationGivesNothing) {
-  const std::string nr = std::to_string(4 * vec());
+  const std::string nr = std::to_string(wide());
   EXPECT_TRUE(gemm_space(Workload::matmul(8, 8, 8), host()).enumerate("mr=16 nr=" + nr + " kc=256 order=nkm", 1000000).empty());
   EXPECT_TRUE(gemm_space(Workload::matmul(8, 8, 8, true), host()).enumerate("pack_b=0 mr=6 kc=256 order=nkm", 1000000).empty());
 }

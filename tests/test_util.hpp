@@ -13,14 +13,31 @@
 #include <string>
 #include <vector>
 
+#include "jit/gemm_config.hpp"
 #include "jit/reference.hpp"
 #include "jit/space.hpp"
+#include "jit/target.hpp"
 #include "jit/workload.hpp"
 
 namespace livetune::test {
 
 // Written into the padding columns of C (j in [n, ldc)): a kernel must never touch them.
 inline constexpr float kPadSentinel = 12345.0f;
+
+// The widest register tile of `rows` rows on this host, in vectors (at most 4, the widest
+// nr): 4 for 6 rows on AVX-512, 2 on AVX2's 16 registers.
+inline int widest_vectors(int rows) {
+  int nv = 4;
+  while (nv > 1 && !tile_fits_registers(rows, nv, Target::host().vector_registers())) --nv;
+  return nv;
+}
+
+// GemmConfig's defaults with the default rule's tile for this host (6 rows, widest_vectors).
+inline GemmConfig host_gemm_config() {
+  GemmConfig g;
+  g.nr = widest_vectors(g.mr) * Target::host().vector_floats();
+  return g;
+}
 
 inline std::vector<float> random_floats(size_t count, uint64_t seed) {
   std::mt19937_64 rng(seed);
