@@ -47,9 +47,14 @@ inline constexpr int kGemmTemplateVersion = 10;
 
 Space gemm_space(const Workload& w, const Target& t);
 
-// A register tile of mr rows × nv vectors: its accumulators, one row of B and the broadcast A
-// value must all live in the `registers` vector registers.
-inline bool tile_fits_registers(int mr, int nv, int registers) { return mr * nv + nv + 1 <= registers; }
+// A register tile of mr rows × nv vectors keeps its accumulators in registers, and per K step
+// one row of B and the broadcast A value (nv + 1 more) — or, where those do not fit and the
+// tile has fewer rows than vectors, every row's broadcast and one vector of B at a time
+// (mr + 1 more: the 3×32 tile on AVX2's 16 registers, LIBXSMM's for 64³).
+inline bool tile_rows_first(int mr, int nv, int registers) { return mr * nv + nv + 1 > registers && mr < nv; }
+inline bool tile_fits_registers(int mr, int nv, int registers) {
+  return mr * nv + (tile_rows_first(mr, nv, registers) ? mr : nv) + 1 <= registers;
+}
 
 // Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns).
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c);

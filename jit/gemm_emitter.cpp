@@ -12,6 +12,7 @@ namespace livetune {
 GemmEmitter::GemmEmitter(llvm::LLVMContext& ctx, const Target& t)
     : ctx_(ctx),
       W_(t.vector_floats()),
+      registers_(t.vector_registers()),
       cheap_masks_(t.avx512),
       m_(std::make_unique<llvm::Module>("livetune_gemm", ctx)),
       b_(ctx),

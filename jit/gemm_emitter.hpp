@@ -54,6 +54,7 @@ class GemmEmitter {
 
   llvm::LLVMContext& ctx_;
   int W_;  // floats per vector
+  int registers_;  // vector registers
   // AVX-512 masks loads and stores in mask registers at no cost; AVX2's vmaskmovps is
   // microcoded (a masked store of a ymm took ~12 cycles on Zen 3: a 6×16 tile's C update
   // cost a third of a 64³ GEMM), so without them whole vectors are stored unmasked.

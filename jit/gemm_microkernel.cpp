@@ -17,15 +17,25 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++,
               *count = arg++;
   const int nv = s.nr / W_;
-  std::vector<llvm::Value*> loads, stores;  // lanes of each vector of the tile's width read / written
-  for (int v = 0; v < nv; ++v) {
-    llvm::Value* below_cols = lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_)));
-    loads.push_back(below_cols);
+  // Lanes of each vector of the tile's width read (B narrower than the tile) and written.
+  auto lanes_read = [&] {
+    std::vector<llvm::Value*> m;
+    for (int v = 0; v < nv; ++v) m.push_back(lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_))));
+    return m;
+  };
+  auto lanes_written = [&] {
     // Only a tile on B read in place moves left (packed panels are padded instead).
-    stores.push_back(s.pack_b ? below_cols
-                              : lane_range_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_)),
-                                                b_.CreateSub(cols, i64(int64_t(v) * W_))));
-  }
+    if (s.pack_b) return lanes_read();
+    std::vector<llvm::Value*> m;
+    for (int v = 0; v < nv; ++v)
+      m.push_back(lane_range_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_)),
+                                  b_.CreateSub(cols, i64(int64_t(v) * W_))));
+    return m;
+  };
+  const std::vector<llvm::Value*> loads = s.masked_loads ? lanes_read() : std::vector<llvm::Value*>(nv, nullptr);
+  // With cheap masks every tile stores through them; without, only the N edge's, which makes
+  // them where it needs them (made at the entry, AVX2's were spilled to the stack).
+  const std::vector<llvm::Value*> stores = cheap_masks_ ? lanes_written() : std::vector<llvm::Value*>{};
   llvm::Value* is_first = s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0));
   // `count` tiles one below the other, on the same columns of B: the next A rows are a panel
   // further on packed A.
@@ -41,9 +51,9 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
       // Whole tiles (all but the N edge) store whole vectors; only the edge pays for masks.
       llvm::Value* whole = b_.CreateICmpSGE(cols, i64(s.nr));
       if (!s.pack_b) whole = b_.CreateAnd(whole, b_.CreateICmpSLE(skip_cols, i64(0)));
-      const std::vector<llvm::Value*> unmasked(stores.size(), nullptr);
+      const std::vector<llvm::Value*> unmasked(size_t(nv), nullptr);
       ir::emit_if(b_, whole, [&] { emit_store_tile(s, c_t, is_first, unmasked, acc); });
-      ir::emit_if(b_, b_.CreateNot(whole), [&] { emit_store_tile(s, c_t, is_first, stores, acc); });
+      ir::emit_if(b_, b_.CreateNot(whole), [&] { emit_store_tile(s, c_t, is_first, lanes_written(), acc); });
     }
   }, "tiles");
   b_.CreateRetVoid();
@@ -72,17 +82,31 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
       const bool into_l2 = !s.pack_b && (s.prefetch > 0 || s.rows > 1);
       prefetch_vectors(ahead, nv, false, into_l2 ? 2 : 3);
     }
-    std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
-    for (int v = 0; v < nv; ++v) {
-      llvm::Value* ptr = f32_ptr(brow, int64_t(v) * W_);
-      bv[v] = load_vector(ptr, b_align, s.masked_loads ? masks[size_t(v)] : nullptr);
-    }
+    auto load_b = [&](int v) {
+      return load_vector(f32_ptr(brow, int64_t(v) * W_), b_align, masks[size_t(v)]);
+    };
     llvm::Value* acol = f32_ptr(a, b_.CreateMul(p, i64(a_k)));
-    for (int r = 0; r < rows; ++r) {
-      llvm::Value* av = b_.CreateVectorSplat(unsigned(W_), b_.CreateAlignedLoad(f32_, f32_ptr(acol, r * a_row), llvm::Align(4)));
+    auto broadcast_a = [&](int r) {
+      return b_.CreateVectorSplat(unsigned(W_), b_.CreateAlignedLoad(f32_, f32_ptr(acol, r * a_row), llvm::Align(4)));
+    };
+    auto fma = [&](int r, int v, llvm::Value* av, llvm::Value* bv) {
+      auto& x = cur[size_t(r * nv + v)];
+      x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {av, bv, x});
+    };
+    // Rows first only where a row of B and a broadcast do not fit beside the accumulators.
+    if (tile_rows_first(rows, nv, registers_)) {
+      std::vector<llvm::Value*> av(static_cast<size_t>(rows));
+      for (int r = 0; r < rows; ++r) av[size_t(r)] = broadcast_a(r);
       for (int v = 0; v < nv; ++v) {
-        auto& x = cur[size_t(r * nv + v)];
-        x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {av, bv[v], x});
+        llvm::Value* bv = load_b(v);
+        for (int r = 0; r < rows; ++r) fma(r, v, av[size_t(r)], bv);
+      }
+    } else {
+      std::vector<llvm::Value*> bv(static_cast<size_t>(nv));
+      for (int v = 0; v < nv; ++v) bv[size_t(v)] = load_b(v);
+      for (int r = 0; r < rows; ++r) {
+        llvm::Value* av = broadcast_a(r);
+        for (int v = 0; v < nv; ++v) fma(r, v, av, bv[size_t(v)]);
       }
     }
   };

@@ -171,6 +171,7 @@ TEST(ValidityRule, RegisterTileMustFit) {
     EXPECT_FALSE(space.valid(make(4, 32, 96, 1536)));   // 16 + 4 + 1 = 21
     EXPECT_FALSE(space.valid(make(7, 16, 168, 1536)));  // 14 + 2 + 1 = 17
     EXPECT_TRUE(space.valid(make(14, 8, 168, 1536)));   // 14 + 1 + 1 = 16
+    EXPECT_TRUE(space.valid(make(3, 32, 96, 1536)));    // 12 + 3 broadcasts + 1 = 16
   }
 }
 
@@ -211,7 +212,8 @@ TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
     ++valid;
     const GemmConfig g = GemmConfig::from(c);
     const int nv = g.nr / vec();
-    ASSERT_LE(g.mr * nv + nv + 1, host().vector_registers()) << c.text();
+    // Accumulators, and one row of B or (fewer rows than vectors) every row's broadcast, + 1.
+    ASSERT_LE(g.mr * nv + (g.mr < nv ? g.mr : nv) + 1, host().vector_registers()) << c.text();
     ASSERT_EQ(g.mc % g.mr, 0) << c.text();
     ASSERT_EQ(g.nc % g.nr, 0) << c.text();
     ASSERT_TRUE(g.pack_b) << c.text();
