@@ -116,12 +116,12 @@ int cmd_bench(const std::vector<std::string>& argv) {
     const float* bp = prepacked_b(k);
     return [&exec, &data, &k, c, bp] { exec.run(k, k.workload.m, data.a(), data.b(), data.bias(), c, bp); };
   };
-  const std::vector<std::pair<double, KernelPtr>> screened = rank_kernels(kernels, data.c_init(), call, kFinalists);
+  const std::vector<KernelPtr> screened = rank_kernels(kernels, data.c_init(), call, kFinalists);
   std::vector<Floats> outputs(screened.size(), data.c_init());
 
   // 3. Finalists, peers and the read-bandwidth probe, interleaved, each writing its own copy of C.
   std::vector<std::function<void()>> fns;
-  for (size_t i = 0; i < screened.size(); ++i) fns.push_back(call(*screened[i].second, outputs[i].data()));
+  for (size_t i = 0; i < screened.size(); ++i) fns.push_back(call(*screened[i], outputs[i].data()));
   std::vector<std::unique_ptr<peers::Peer>> peers;
   std::vector<Floats> peer_outputs;
   for (const std::string& name : peers_to_run(args)) peers.push_back(peers::make_peer(name));
@@ -178,7 +178,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   const double roof = std::min(peak, memory_roof_gflops(w.flops(), bytes, bandwidth));
   const double dispatch_ns = measure_dispatch_ns();
   const double compile_median = median(compile_ms);
-  const std::string best_config = screened[best].second->config.text();
+  const std::string best_config = screened[best]->config.text();
 
   if (args.has("json")) {
     Json j;

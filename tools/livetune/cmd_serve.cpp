@@ -276,7 +276,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
     for (Compiled& c : compile_and_validate(data, configs, 1))
       if (c.kernel) candidates.push_back(std::move(c.kernel));
     reference_searched = candidates.size();
-    for (auto& [s, k] : rank_kernels(candidates, c_made, call, kReferenceFinalists)) kernels.push_back(k);
+    for (const KernelPtr& k : rank_kernels(candidates, c_made, call, kReferenceFinalists)) kernels.push_back(k);
   }
   std::vector<std::vector<float>> outputs(kernels.size(), c_init);
   std::vector<std::function<void()>> fns;

@@ -17,14 +17,18 @@ namespace {
 constexpr size_t kRunnersUp = 12;
 constexpr size_t kExhaustiveLimit = 20000;
 
-// Seconds per call, quickly: one timed call, and the median of three short batches only for
-// a variant within reach of the best so far (racing: a clearly slower one is not worth more).
-double screen(const std::function<void()>& fn, double best_so_far) {
+// Candidates screened between two screens of the reference kernel.
+constexpr size_t kReferenceEvery = 4;
+
+// Seconds per call, quickly: one timed call, and the median of three short batches unless
+// `clearly_slower` says that one call was enough (racing: a clearly slower variant is not
+// worth more calls).
+double screen(const std::function<void()>& fn, const std::function<bool(double)>& clearly_slower) {
   fn();  // first call: page faults and cold caches
   const auto start = std::chrono::steady_clock::now();
   fn();
   const double once = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (once > 1.5 * best_so_far) return once;
+  if (clearly_slower(once)) return once;
   MeasureOptions mo;
   mo.warmup_s = 0.002;
   mo.sample_s = 0.003;
@@ -60,20 +64,39 @@ std::vector<Config> configs_to_try(const Workload& w, int threads, const std::st
 }
 
 
-std::vector<std::pair<double, KernelPtr>> rank_kernels(const std::vector<KernelPtr>& kernels,
-                                                       const Floats& c_init, const CallMaker& call,
-                                                       size_t keep) {
-  std::vector<std::pair<double, KernelPtr>> ranked;
+std::vector<KernelPtr> rank_kernels(const std::vector<KernelPtr>& kernels, const Floats& c_init, const CallMaker& call,
+                                    size_t keep) {
+  if (kernels.empty()) return {};
+  std::vector<std::pair<double, KernelPtr>> ranked;  // time (relative, then seconds), kernel
   const auto faster = [](const auto& x, const auto& y) { return x.first < y.first; };
-  double best_so_far = std::numeric_limits<double>::infinity();
-  for (const KernelPtr& k : kernels) {
-    Floats c = c_init;
-    const double s = screen(call(*k, c.data()), best_so_far);
-    best_so_far = std::min(best_so_far, s);
-    ranked.emplace_back(s, k);
+  // The screen: each variant's time over the reference kernel's (the first: the default
+  // config) screened just before and after its group. The host's phases last seconds and move
+  // every kernel's time by up to 20%: times taken one variant after another ranked lucky
+  // variants first, and the dozen measured again could miss the best.
+  Floats ref_c = c_init;
+  const std::function<void()> reference = call(*kernels.front(), ref_c.data());
+  const auto never = [](double) { return false; };
+  double ref_before = screen(reference, never), best_ratio = std::numeric_limits<double>::infinity();
+  ranked.emplace_back(1.0, kernels.front());
+  for (size_t group = 1; group < kernels.size(); group += kReferenceEvery) {
+    std::vector<std::pair<double, KernelPtr>> times;
+    for (size_t i = group; i < std::min(kernels.size(), group + kReferenceEvery); ++i) {
+      Floats c = c_init;
+      const auto clearly_slower = [&](double once) { return once > 1.5 * best_ratio * ref_before; };
+      times.emplace_back(screen(call(*kernels[i], c.data()), clearly_slower), kernels[i]);
+    }
+    const double ref_after = screen(reference, never), ref = 0.5 * (ref_before + ref_after);
+    for (auto& [seconds, k] : times) {
+      ranked.emplace_back(seconds / ref, k);
+      best_ratio = std::min(best_ratio, seconds / ref);
+    }
+    ref_before = ref_after;
   }
   std::sort(ranked.begin(), ranked.end(), faster);
   ranked.resize(std::min(ranked.size(), kRunnersUp));
+  // The reference is always measured again: the default config must not be lost to the screen.
+  if (std::none_of(ranked.begin(), ranked.end(), [&](const auto& r) { return r.second == kernels.front(); }))
+    ranked.back() = {1.0, kernels.front()};
   if (ranked.size() > keep) {
     std::vector<Floats> outputs(ranked.size(), c_init);
     std::vector<std::function<void()>> runners;
@@ -87,8 +110,9 @@ std::vector<std::pair<double, KernelPtr>> rank_kernels(const std::vector<KernelP
     for (size_t i = 0; i < ranked.size(); ++i) ranked[i].first = again[i].median_s;
     std::sort(ranked.begin(), ranked.end(), faster);
   }
-  ranked.resize(std::min(ranked.size(), keep));
-  return ranked;
+  std::vector<KernelPtr> out;
+  for (size_t i = 0; i < std::min(ranked.size(), keep); ++i) out.push_back(ranked[i].second);
+  return out;
 }
 
 }  // namespace livetune::cli

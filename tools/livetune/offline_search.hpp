@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "jit/floats.hpp"
@@ -21,11 +20,10 @@ std::vector<Config> configs_to_try(const Workload& w, int threads, const std::st
 
 // One call of kernel k writing into c.
 using CallMaker = std::function<std::function<void()>(const Kernel& k, float* c)>;
-// Seconds per call and kernel, the `keep` fastest first: a one-call screen of every kernel, a
-// few more calls for those within reach of the best, then the best dozen measured again side
-// by side (a screen taken one variant after another on a shared machine confuses a few percent
-// of drift with speed).
-std::vector<std::pair<double, KernelPtr>> rank_kernels(const std::vector<KernelPtr>& kernels,
+// The `keep` fastest kernels, fastest first: a one-call screen of every kernel relative to the
+// first (the reference, the default config), a few more calls for those within reach of the
+// best, then the best dozen and the reference measured again side by side.
+std::vector<KernelPtr> rank_kernels(const std::vector<KernelPtr>& kernels,
                                                        const Floats& c_init, const CallMaker& call,
                                                        size_t keep);
 
