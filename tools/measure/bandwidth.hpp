@@ -19,6 +19,7 @@ class ReadProbe {
 
  private:
   int64_t per_thread_;
+  float (*read_all_)(const float*, int64_t) = nullptr;  // the faster read loop on this machine
   std::vector<std::unique_ptr<float, decltype(&std::free)>> buffers_;
   std::vector<float> sink_;
   tbb::task_arena arena_;
