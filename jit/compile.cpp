@@ -63,6 +63,7 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   kernel->workspace_floats = gemm_workspace_floats(w, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);
   kernel->edge_moves_left = !g.pack_b && !tile_masks_b(w, g);
+  kernel->tile_sweeps_n = tile.sweep_n;
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return kernel;
 }

@@ -104,9 +104,14 @@ class Walk {
     // Tiles of mr rows, and at the end of M one of the rows left (the edge tile). Down a
     // column, one call runs the whole tiles (a call per tile cost 2% at 64³), in groups whose
     // C stays in L1 for the epilogue where one follows.
-    if (g_.tiles == TileOrder::nm) {
+    constexpr int64_t kEpilogueFloats = 4096;
+    if (k_.tile_sweeps_n) {
+      // One band of rows: calls run whole tiles side by side (the rest as below).
+      const int64_t whole = nb / nr, group = k_.epilogue && pc + kb == w_.k ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
+      for (int64_t t = 0; t < whole; t += group) run_tile_row(ic, jc + t * nr, std::min(group, whole - t));
+      if (nb % nr) run_tile(ic, 0, mr, jc + whole * nr, nb % nr, b_panel(pc, kb, jc + whole * nr, whole * nr), 1);
+    } else if (g_.tiles == TileOrder::nm) {
       const int64_t whole = mb / mr, edge_rows = mb % mr;
-      constexpr int64_t kEpilogueFloats = 4096;
       const int64_t group =
           k_.epilogue && pc + kb == w_.k ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
       for (int64_t jr = 0; jr < nb; jr += nr) {
@@ -138,9 +143,7 @@ class Walk {
   void run_tile(int64_t row, int64_t ir, int64_t rows, int64_t col, int64_t cols, const float* b_tile,
                 int64_t count) {
     const auto [pc, kb] = blk_[K];
-    // Packing moved a short last A panel up to end at the last row: the edge tile's rows are
-    // the last of it.
-    const float* a_tile = g_.pack_a ? a_pack_ + ir * kb + (g_.mr - rows) : args_.a + row * w_.lda + pc;
+    const float* a_tile = this->a_tile(row, ir, rows);
     const int64_t left = edge_moves_left_ && cols < g_.nr && col + cols == hi_[N] ? g_.nr - cols : 0;
     if (rows == g_.mr || k_.edge_tiles[size_t(rows)]) {
       const TileFn tile = rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
@@ -158,6 +161,21 @@ class Walk {
       }
     }
     if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, rows * count, cols);
+  }
+
+  // The A rows of a tile of `rows` rows from `row` (ir within the block). Packing moved a
+  // short last A panel up to end at the last row: the edge tile's rows are the last of it.
+  const float* a_tile(int64_t row, int64_t ir, int64_t rows) const {
+    const int64_t pc = blk_[K].start, kb = blk_[K].size;
+    return g_.pack_a ? a_pack_ + ir * kb + (g_.mr - rows) : args_.a + row * w_.lda + pc;
+  }
+
+  // `count` whole tiles of the band from `row`, side by side from column `col` (B read in place).
+  void run_tile_row(int64_t row, int64_t col, int64_t count) {
+    const auto [pc, kb] = blk_[K];
+    k_.tile(a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, args_.c + row * w_.ldc + col, kb, pc == 0, g_.nr, 0,
+            count);
+    if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, g_.mr, g_.nr * count);
   }
 
   void epilogue(float* c_tile, int64_t col, int64_t rows, int64_t cols) {

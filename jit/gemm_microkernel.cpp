@@ -37,14 +37,16 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   // them where it needs them (made at the entry, AVX2's were spilled to the stack).
   const std::vector<llvm::Value*> stores = cheap_masks_ ? lanes_written() : std::vector<llvm::Value*>{};
   llvm::Value* is_first = s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0));
-  // `count` tiles one below the other, on the same columns of B: the next A rows are a panel
-  // further on packed A.
-  llvm::Value* a_step = s.pack_a ? b_.CreateMul(kb, i64(s.a_panel)) : i64(int64_t(s.rows) * s.lda);
+  // `count` tiles one below the other, on the same columns of B (the next A rows are a panel
+  // further on packed A), or side by side on the same rows of A.
+  llvm::Value* a_step = s.sweep_n ? i64(0) : s.pack_a ? b_.CreateMul(kb, i64(s.a_panel)) : i64(int64_t(s.rows) * s.lda);
+  const int64_t b_step = s.sweep_n ? s.nr : 0, c_step = s.sweep_n ? s.nr : int64_t(s.rows) * s.ldc;
   ir::emit_for(b_, i64(0), count, 1, [&](llvm::Value* t) {
     llvm::Value* a_t = f32_ptr(a, b_.CreateMul(t, a_step));
-    llvm::Value* c_t = f32_ptr(c, b_.CreateMul(t, i64(int64_t(s.rows) * s.ldc)));
+    llvm::Value* b_t = f32_ptr(b, b_.CreateMul(t, i64(b_step)));
+    llvm::Value* c_t = f32_ptr(c, b_.CreateMul(t, i64(c_step)));
     std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
-    emit_k_loop(s, a_t, b, kb, c_t, loads, acc);
+    emit_k_loop(s, a_t, b_t, kb, c_t, loads, acc);
     if (cheap_masks_) {
       emit_store_tile(s, c_t, is_first, stores, acc);
     } else {

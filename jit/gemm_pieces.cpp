@@ -11,7 +11,7 @@ std::string TileSpec::key() const {
   s << "tile rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll
     << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
-    << " masked_loads=" << masked_loads << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
+    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
 
@@ -37,6 +37,7 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   t.tail = full % c.unroll != 0 || last % c.unroll != 0;
   t.one_k_block = w.k <= c.kc;
   t.masked_loads = tile_masks_b(w, c);
+  t.sweep_n = tile_sweeps_n(w, c);
   t.lda = c.pack_a ? 0 : w.lda;
   t.ldb = c.pack_b ? 0 : w.ldb;
   t.ldc = w.ldc;
@@ -59,11 +60,15 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
   t.rows = rows;
   // It runs one tile in ceil(M / mr): not unrolled, its compile costs a fraction of the main
   // tile's.
-  t.unroll = 1, t.tail = false;
+  t.unroll = 1, t.tail = false, t.sweep_n = false;
   return t;
 }
 
 bool tile_masks_b(const Workload& w, const GemmConfig& c) { return !c.pack_b && w.n < c.nr; }
+
+bool tile_sweeps_n(const Workload& w, const GemmConfig& c) {
+  return w.min_m == 0 && w.m == c.mr && !c.pack_b && !tile_masks_b(w, c) && c.tiles == TileOrder::nm;
+}
 
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c) { return PackASpec{c.mr, w.lda}; }
 

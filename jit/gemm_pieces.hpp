@@ -14,7 +14,8 @@
 namespace livetune {
 
 // C(tile) = A(tile)·B(tile) over kb steps, + beta·C on the first K block and + C after it,
-// for `count` tiles one below the other (rows·count rows; packed A: the next panel). Only
+// for `count` tiles one below the other (rows·count rows; packed A: the next panel), or with
+// TileSpec::sweep_n side by side (nr·count columns of B read in place; whole tiles). Only
 // columns [skip_cols, cols) are written (cols < nr at the N edge of packed B; skip_cols > 0
 // at the N edge of B read in place, where the tile moves left to end at the last column).
 using TileFn = void (*)(const float* a, const float* b, float* c, int64_t kb, int64_t first, int64_t cols,
@@ -39,6 +40,9 @@ struct TileSpec {
   // B read in place and narrower than the tile: loads of B masked (else the N-edge tile
   // moves left and every load is whole).
   bool masked_loads = false;
+  // M is one band of tiles and B is read in place: one call runs a row of tiles across N (a
+  // call per tile cost more instructions than the tile's FMAs at M = 1).
+  bool sweep_n = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   std::string key() const;
@@ -74,6 +78,8 @@ std::vector<int> edge_tile_rows(const Workload& w, const GemmConfig& c);
 TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows);
 // The tile masks its loads of B (TileSpec::masked_loads): B read in place, narrower than a tile.
 bool tile_masks_b(const Workload& w, const GemmConfig& c);
+// The tile runs rows of tiles across N (TileSpec::sweep_n).
+bool tile_sweeps_n(const Workload& w, const GemmConfig& c);
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c);
 PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c);
 EpilogueSpec epilogue_spec(const Workload& w);

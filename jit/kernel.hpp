@@ -48,6 +48,7 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   int64_t packed_a_floats = 0;  // of the workspace, before the packed B block
   // B read in place: the tile at the N edge moves left (its loads of B stay whole).
   bool edge_moves_left = false;
+  bool tile_sweeps_n = false;  // TileSpec::sweep_n of its tile
   double compile_ms = 0;    // IR generation to callable, pieces found in the cache included
   int pieces_compiled = 0;  // how many of its pieces this compile generated (the rest were shared)
   std::vector<std::shared_ptr<const Piece>> pieces;
