@@ -31,6 +31,10 @@ class GemmEmitter {
                    const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc);
   void emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, const std::vector<llvm::Value*>& masks,
                        const std::vector<llvm::Value*>& acc);
+  // The same for columns [skip_cols, cols) only, by the precompiled livetune_store_edge
+  // (edge_store.hpp): where masked stores are slow.
+  void emit_store_edge(const TileSpec& s, llvm::Value* c, llvm::Value* first, llvm::Value* skip_cols,
+                       llvm::Value* cols, const std::vector<llvm::Value*>& acc);
   llvm::Value* emit_activation(ActivationKind act, llvm::Value* x);
   llvm::Value* emit_tanh(llvm::Value* x);
 

@@ -3,6 +3,7 @@
 // still in L1 (one loop rather than unrolled into every tile: much faster compiles).
 #include <llvm/IR/Intrinsics.h>
 
+#include "jit/edge_store.hpp"
 #include "jit/gemm_emitter.hpp"
 #include "jit/ir_loops.hpp"
 
@@ -47,6 +48,39 @@ void GemmEmitter::emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value
       store_vector(x, f32_ptr(dst, int64_t(v) * W_), align, mask);
     }
   }
+}
+
+void GemmEmitter::emit_store_edge(const TileSpec& s, llvm::Value* c, llvm::Value* first, llvm::Value* skip_cols,
+                                  llvm::Value* cols, const std::vector<llvm::Value*>& acc) {
+  const int nv = s.nr / W_;
+  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> at_entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+  llvm::AllocaInst* tile = at_entry.CreateAlloca(f32_, i64(int64_t(s.rows) * s.nr), "edge_tile");
+  const llvm::Align vec_align(size_t(W_) * 4);
+  tile->setAlignment(vec_align);
+  for (int r = 0; r < s.rows; ++r)
+    for (int v = 0; v < nv; ++v)
+      b_.CreateAlignedStore(acc[size_t(r * nv + v)], f32_ptr(tile, int64_t(r) * s.nr + int64_t(v) * W_), vec_align);
+  // What the straight-line update does to the old C (emit_store_tile): nothing read when only
+  // written or on the first K block with beta = 0; added with beta = 0; else f·C fused in.
+  const bool write_only = s.one_k_block && s.beta == 0.0f;
+  llvm::Value* read_c = write_only ? b_.getInt32(0)
+                        : s.beta == 0.0f ? b_.CreateZExt(b_.CreateNot(first), b_.getInt32Ty())
+                                         : b_.getInt32(1);
+  llvm::Value* factor = s.beta == 0.0f ? llvm::ConstantFP::get(f32_, 1.0)
+                                       : b_.CreateSelect(first, llvm::ConstantFP::get(f32_, s.beta),
+                                                         llvm::ConstantFP::get(f32_, 1.0));
+  llvm::Value* lo = s.pack_b ? i64(0) : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, skip_cols, i64(0));
+  llvm::Value* hi = ir::smin(b_, cols, i64(s.nr));
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(),
+                                       {ptr_, i64_, ptr_, i64_, i64_, i64_, i64_, f32_, b_.getInt32Ty(), b_.getInt32Ty()},
+                                       false);
+  // Called at its address: the code lives in this process only, beside this function.
+  llvm::Value* callee = llvm::ConstantExpr::getIntToPtr(
+      b_.getInt64(uint64_t(reinterpret_cast<uintptr_t>(&livetune_store_edge))), ptr_);
+  b_.CreateCall(type, callee,
+                {c, i64(s.ldc), tile, i64(s.nr), i64(s.rows), lo, hi, factor, read_c,
+                 b_.getInt32(s.beta == 0.0f ? 0 : 1)});
 }
 
 void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) {

@@ -33,8 +33,8 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
     return m;
   };
   const std::vector<llvm::Value*> loads = s.masked_loads ? lanes_read() : std::vector<llvm::Value*>(nv, nullptr);
-  // With cheap masks every tile stores through them; without, only the N edge's, which makes
-  // them where it needs them (made at the entry, AVX2's were spilled to the stack).
+  // With cheap masks every tile stores through them; without, the N edge stores through
+  // emit_store_edge.
   const std::vector<llvm::Value*> stores = cheap_masks_ ? lanes_written() : std::vector<llvm::Value*>{};
   llvm::Value* is_first = s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0));
   // `count` tiles one below the other, on the same columns of B (the next A rows are a panel
@@ -55,7 +55,7 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
       if (!s.pack_b) whole = b_.CreateAnd(whole, b_.CreateICmpSLE(skip_cols, i64(0)));
       const std::vector<llvm::Value*> unmasked(size_t(nv), nullptr);
       ir::emit_if(b_, whole, [&] { emit_store_tile(s, c_t, is_first, unmasked, acc); });
-      ir::emit_if(b_, b_.CreateNot(whole), [&] { emit_store_tile(s, c_t, is_first, lanes_written(), acc); });
+      ir::emit_if(b_, b_.CreateNot(whole), [&] { emit_store_edge(s, c_t, is_first, skip_cols, cols, acc); });
     }
   }, "tiles");
   b_.CreateRetVoid();

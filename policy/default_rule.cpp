@@ -55,9 +55,18 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (w.m >= 6 && w.n % (4 * vec) == 0 && w.k <= 256) g.mr = 3, g.nr = 4 * vec;
   }
   // Narrow B: a tile no wider than N, and as many rows as the registers then hold (a 64-wide
-  // tile on N = 17 computed 3.8x the columns it kept: half the speed of 12 rows × 32).
-  if (w.n < g.nr && w.m > 8) {
+  // tile on N = 17 computed 3.8x the columns it kept: half the speed of 12 rows × 32). On AVX2
+  // the width that computes the fewest columns, the wider on a tie (N = 17: 24, not 2 × 16).
+  const bool narrow = w.n < g.nr || (!t.avx512 && w.n < 4 * vec && w.n % g.nr != 0);
+  if (narrow && w.m > 8) {
     g.nr = int((w.n + vec - 1) / vec) * vec;
+    if (!t.avx512) {
+      int64_t fewest = 0;
+      for (int nv = 1; nv <= 4; ++nv) {
+        const int64_t computed = (w.n + nv * vec - 1) / (nv * vec) * (nv * vec);
+        if (fewest == 0 || computed <= fewest) fewest = computed, g.nr = nv * vec;
+      }
+    }
     const int nv = g.nr / vec;
     g.mr = 1;
     for (int mr : knob(space, "mr").values)
@@ -69,8 +78,11 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
   g.nc = nearest_multiple(knob(space, "nc"), 1536, g.nr);
   g.pack_a = false;
-  // Packing B pays once enough rows reuse it; a few rows read it where it lies.
-  g.pack_b = w.trans_b || (w.ldb >= 256 && w.m > 16);
+  // Packing B pays once enough rows reuse it; a few rows read it where it lies. On AVX2 a B
+  // whose N is not a multiple of the tile is packed too (padded to whole panels) once enough
+  // rows reuse it: masked loads and the moved N-edge tile are slow there (Zen 3, paired:
+  // 1000×17×333 1.38x, 600×70×500 1.24x, 1000×40×300 1.13x; 100³, a 5% packing cost, not).
+  g.pack_b = w.trans_b || (w.ldb >= 256 && w.m > 16) || (!t.avx512 && w.m >= 128 && w.n % g.nr != 0);
   g.unroll = 4;
   g.order = LoopOrder::nkm;
   if (!g.pack_b && w.m <= 16 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
