@@ -107,7 +107,8 @@ class Walk {
     constexpr int64_t kEpilogueFloats = 4096;
     if (k_.tile_sweeps_n) {
       // One band of rows: calls run whole tiles side by side (the rest as below).
-      const int64_t whole = nb / nr, group = k_.epilogue && pc + kb == w_.k ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
+      const int64_t whole = nb / nr;
+      const int64_t group = k_.epilogue && pc + kb == w_.k ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
       for (int64_t t = 0; t < whole; t += group) run_tile_row(ic, jc + t * nr, std::min(group, whole - t));
       if (nb % nr) run_tile(ic, 0, mr, jc + whole * nr, nb % nr, b_panel(pc, kb, jc + whole * nr, whole * nr), 1);
     } else if (g_.tiles == TileOrder::nm) {

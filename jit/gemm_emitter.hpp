@@ -43,10 +43,10 @@ class GemmEmitter {
   llvm::Function* begin_function(const std::string& name, const std::vector<llvm::Type*>& args);
   llvm::Value* lane_mask(llvm::Value* valid_lanes);  // <W x i1>: the lanes below valid_lanes
   llvm::Value* lane_range_mask(llvm::Value* lo, llvm::Value* hi);  // <W x i1>: lanes in [lo, hi)
-  llvm::Value* lane_numbers();
+  llvm::Value* lane_numbers();                                     // <W x i32>: 0, 1, ..., W-1
   // A vector at `ptr`, only the lanes of `mask` (zeros in the others); a null mask: all lanes.
   llvm::Value* load_vector(llvm::Value* ptr, llvm::Align align, llvm::Value* mask);
-  void store_vector(llvm::Value* x, llvm::Value* ptr, llvm::Align align, llvm::Value* mask);                                     // <W x i32>: 0, 1, ..., W-1
+  void store_vector(llvm::Value* x, llvm::Value* ptr, llvm::Align align, llvm::Value* mask);
   llvm::Value* clamped_count(llvm::Value* count, bool at_least_zero);  // i64 → i32, at most W
   // Prefetches the cache lines of `vectors` vectors from `row`, for reading or writing, into
   // L1 (locality 3) or L2 (locality 2).

@@ -72,9 +72,8 @@ void GemmEmitter::emit_store_edge(const TileSpec& s, llvm::Value* c, llvm::Value
                                                          llvm::ConstantFP::get(f32_, 1.0));
   llvm::Value* lo = s.pack_b ? i64(0) : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, skip_cols, i64(0));
   llvm::Value* hi = ir::smin(b_, cols, i64(s.nr));
-  auto* type = llvm::FunctionType::get(b_.getVoidTy(),
-                                       {ptr_, i64_, ptr_, i64_, i64_, i64_, i64_, f32_, b_.getInt32Ty(), b_.getInt32Ty()},
-                                       false);
+  llvm::Type* i32 = b_.getInt32Ty();
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, i64_, ptr_, i64_, i64_, i64_, i64_, f32_, i32, i32}, false);
   // Called at its address: the code lives in this process only, beside this function.
   llvm::Value* callee = llvm::ConstantExpr::getIntToPtr(
       b_.getInt64(uint64_t(reinterpret_cast<uintptr_t>(&livetune_store_edge))), ptr_);

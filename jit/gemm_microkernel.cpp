@@ -39,7 +39,9 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   llvm::Value* is_first = s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0));
   // `count` tiles one below the other, on the same columns of B (the next A rows are a panel
   // further on packed A), or side by side on the same rows of A.
-  llvm::Value* a_step = s.sweep_n ? i64(0) : s.pack_a ? b_.CreateMul(kb, i64(s.a_panel)) : i64(int64_t(s.rows) * s.lda);
+  llvm::Value* a_step = s.sweep_n ? i64(0)
+                        : s.pack_a  ? b_.CreateMul(kb, i64(s.a_panel))
+                                    : i64(int64_t(s.rows) * s.lda);
   const int64_t b_step = s.sweep_n ? s.nr : 0, c_step = s.sweep_n ? s.nr : int64_t(s.rows) * s.ldc;
   ir::emit_for(b_, i64(0), count, 1, [&](llvm::Value* t) {
     llvm::Value* a_t = f32_ptr(a, b_.CreateMul(t, a_step));
@@ -50,7 +52,7 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
     if (cheap_masks_) {
       emit_store_tile(s, c_t, is_first, stores, acc);
     } else {
-      // Whole tiles (all but the N edge) store whole vectors; only the edge pays for masks.
+      // Whole tiles (all but the N edge) store whole vectors; the edge, emit_store_edge.
       llvm::Value* whole = b_.CreateICmpSGE(cols, i64(s.nr));
       if (!s.pack_b) whole = b_.CreateAnd(whole, b_.CreateICmpSLE(skip_cols, i64(0)));
       const std::vector<llvm::Value*> unmasked(size_t(nv), nullptr);

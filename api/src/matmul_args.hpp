@@ -24,7 +24,7 @@ struct Extent {
 };
 
 template <int Rank>
-Extent extent(const TensorView& t) {
+[[gnu::always_inline]] inline Extent extent(const TensorView& t) {
   const auto begin = reinterpret_cast<uintptr_t>(t.data);
   int64_t last = 0;
   for (int i = 0; i < Rank; ++i) {

@@ -22,7 +22,8 @@ std::vector<Config> configs_to_try(const Workload& w, int threads, const std::st
 using CallMaker = std::function<std::function<void()>(const Kernel& k, float* c)>;
 // The `keep` fastest kernels, fastest first: a one-call screen of every kernel relative to the
 // first (the reference, the default config), a few more calls for those within reach of the
-// best, then the best dozen and the reference measured again side by side.
+// best, then the best dozen and the reference measured again side by side; the reference is
+// among those returned.
 std::vector<KernelPtr> rank_kernels(const std::vector<KernelPtr>& kernels,
                                                        const Floats& c_init, const CallMaker& call,
                                                        size_t keep);

@@ -27,7 +27,8 @@ template <class V, bool Prefetch>
   const int64_t n = floats / kLanes;
   for (int64_t i = 0; i + kAcc <= n; i += kAcc) {
     if constexpr (Prefetch)
-      for (int line = 0; line < kAcc * int(sizeof(V)); line += 256) __builtin_prefetch(&v[i + kAhead] + line / sizeof(V), 0, 3);
+      for (int line = 0; line < kAcc * int(sizeof(V)); line += 256)
+        __builtin_prefetch(&v[i + kAhead] + line / sizeof(V), 0, 3);
     for (int a = 0; a < kAcc; ++a) s[a] += v[i + a];
   }
   V t = {};
