@@ -89,19 +89,25 @@ void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) 
   const llvm::Align align(4);
   // Whole vectors, then the last few columns masked (masks cost nothing on AVX-512, but AVX2's
   // masked loads and stores are microcoded).
-  auto columns = [&](llvm::Value* j, bool masked) {
+  // Columns j.. of every row, from C's row 0 at `c_j` and the bias at `bias_j`.
+  auto columns = [&](llvm::Value* j, llvm::Value* c_j, llvm::Value* bias_j, bool masked) {
     llvm::Value* mask = masked ? lane_mask(b_.CreateSub(cols, j)) : nullptr;
-    llvm::Value* bias_v = s.bias ? load_vector(f32_ptr(bias, j), align, mask) : nullptr;
-    ir::emit_for(b_, i64(0), rows, 1, [&](llvm::Value* r) {
-      llvm::Value* ptr = f32_ptr(c, b_.CreateAdd(b_.CreateMul(r, i64(s.ldc)), j));
-      llvm::Value* x = load_vector(ptr, align, mask);
+    llvm::Value* bias_v = s.bias ? load_vector(bias_j, align, mask) : nullptr;
+    ir::emit_for(b_, i64(0), rows, 1, {{c_j, i64(s.ldc)}}, [&](llvm::Value*, const auto& row) {
+      llvm::Value* x = load_vector(row[0], align, mask);
       if (bias_v) x = b_.CreateFAdd(x, bias_v);
-      store_vector(emit_activation(s.act, x), ptr, align, mask);
+      store_vector(emit_activation(s.act, x), row[0], align, mask);
     }, "epi.r");
   };
   llvm::Value* whole = b_.CreateMul(b_.CreateSDiv(cols, i64(W_)), i64(W_));
-  ir::emit_for(b_, i64(0), whole, W_, [&](llvm::Value* j) { columns(j, false); }, "epi.j");
-  ir::emit_if(b_, b_.CreateICmpSLT(whole, cols), [&] { columns(whole, true); });
+  std::vector<ir::Walk> walks{{c, i64(W_)}};
+  if (s.bias) walks.push_back({bias, i64(W_)});
+  ir::emit_for(b_, i64(0), whole, W_, walks, [&](llvm::Value* j, const auto& at) {
+    columns(j, at[0], s.bias ? at[1] : nullptr, false);
+  }, "epi.j");
+  ir::emit_if(b_, b_.CreateICmpSLT(whole, cols), [&] {
+    columns(whole, f32_ptr(c, whole), s.bias ? f32_ptr(bias, whole) : nullptr, true);
+  });
   b_.CreateRetVoid();
 }
 

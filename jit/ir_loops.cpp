@@ -4,8 +4,8 @@
 
 namespace livetune::ir {
 
-void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_t step,
-              const std::function<void(llvm::Value*)>& body, const char* name) {
+void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_t step, const std::vector<Walk>& walks,
+              const std::function<void(llvm::Value*, const std::vector<llvm::Value*>&)>& body, const char* name) {
   llvm::Function* f = b.GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b.getContext();
   std::string n(name);
@@ -17,12 +17,25 @@ void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_
   b.SetInsertPoint(header);
   llvm::PHINode* iv = b.CreatePHI(b.getInt64Ty(), 2, n);
   iv->addIncoming(start, pre);
+  std::vector<llvm::PHINode*> ptrs;
+  for (const Walk& w : walks) {
+    ptrs.push_back(b.CreatePHI(w.start->getType(), 2, n + ".ptr"));
+    ptrs.back()->addIncoming(w.start, pre);
+  }
   b.CreateCondBr(b.CreateICmpSLT(iv, end), loop, exit);
   b.SetInsertPoint(loop);
-  body(iv);
-  iv->addIncoming(b.CreateAdd(iv, b.getInt64(step), n + ".next", true, true), b.GetInsertBlock());
+  body(iv, std::vector<llvm::Value*>(ptrs.begin(), ptrs.end()));
+  llvm::BasicBlock* latch = b.GetInsertBlock();
+  iv->addIncoming(b.CreateAdd(iv, b.getInt64(step), n + ".next", true, true), latch);
+  for (size_t i = 0; i < walks.size(); ++i)
+    ptrs[i]->addIncoming(b.CreateInBoundsGEP(b.getFloatTy(), ptrs[i], walks[i].stride), latch);
   b.CreateBr(header);
   b.SetInsertPoint(exit);
+}
+
+void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_t step,
+              const std::function<void(llvm::Value*)>& body, const char* name) {
+  emit_for(b, start, end, step, {}, [&](llvm::Value* iv, const std::vector<llvm::Value*>&) { body(iv); }, name);
 }
 
 void emit_if(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& body) {

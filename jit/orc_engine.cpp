@@ -6,15 +6,30 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 
 namespace livetune {
 namespace {
+
+// The generated loops carry their pointers and address everything as pointer + constant
+// (gemm_microkernel.cpp), so LLVM's loop strength reduction has nothing to improve, and it
+// cost 15% of a compile's instructions (callgrind). LLVM offers no switch per pipeline, only
+// its process-wide option; one that the application set itself is left as it is.
+void skip_loop_strength_reduction() {
+  if (std::getenv("LT_LSR")) return;
+  llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("disable-lsr");
+  if (it == options.end() || it->second->getNumOccurrences() > 0) return;
+  if (it->second->addOccurrence(0, "disable-lsr", "true"))
+    log(LogLevel::warn, "could not turn off LLVM's loop strength reduction; compiles take longer");
+}
 
 void initialize_llvm() {
   static std::once_flag once;
@@ -22,6 +37,7 @@ void initialize_llvm() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
+    skip_loop_strength_reduction();
   });
 }
 
