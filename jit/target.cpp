@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <sstream>
+#include <string>
 #include <thread>
 
 namespace livetune {
@@ -18,6 +20,13 @@ namespace {
 int64_t sysconf_or(int name, int64_t fallback) {
   long v = ::sysconf(name);
   return v > 0 ? int64_t(v) : fallback;
+}
+
+// sysfs first: glibc's sysconf reports, on AMD EPYC guests, the L3 of the whole socket
+// (256 MiB on a Zen 3 VM whose cores share 32 MiB).
+int64_t cache_bytes(int level, int sysconf_name, int64_t fallback) {
+  const int64_t bytes = sysfs_cache_bytes("/sys/devices/system/cpu/cpu0/cache", level);
+  return bytes > 0 ? bytes : sysconf_or(sysconf_name, fallback);
 }
 
 Target detect_host() {
@@ -31,13 +40,34 @@ Target detect_host() {
   t.avx512 = t.has("avx512f") && t.has("avx512vl") && t.has("avx512bw") && t.has("avx512dq");
   t.amx = t.has("amx-tile");
   t.cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  t.l1d_bytes = sysconf_or(_SC_LEVEL1_DCACHE_SIZE, t.l1d_bytes);
-  t.l2_bytes = sysconf_or(_SC_LEVEL2_CACHE_SIZE, t.l2_bytes);
-  t.l3_bytes = sysconf_or(_SC_LEVEL3_CACHE_SIZE, t.l3_bytes);
+  t.l1d_bytes = cache_bytes(1, _SC_LEVEL1_DCACHE_SIZE, t.l1d_bytes);
+  t.l2_bytes = cache_bytes(2, _SC_LEVEL2_CACHE_SIZE, t.l2_bytes);
+  t.l3_bytes = cache_bytes(3, _SC_LEVEL3_CACHE_SIZE, t.l3_bytes);
   return t;
 }
 
 }  // namespace
+
+int64_t sysfs_cache_bytes(const std::string& dir, int level) {
+  for (int index = 0;; ++index) {
+    const std::string at = dir + "/index" + std::to_string(index) + "/";
+    auto read = [&](const char* name) {
+      std::ifstream in(at + name);
+      std::string v;
+      in >> v;
+      return v;
+    };
+    const std::string cache_level = read("level");
+    if (cache_level.empty()) return 0;
+    if (cache_level != std::to_string(level) || read("type") == "Instruction") continue;
+    const std::string size = read("size");  // e.g. "32768K"
+    int64_t bytes = 0;
+    size_t i = 0;
+    for (; i < size.size() && size[i] >= '0' && size[i] <= '9'; ++i) bytes = bytes * 10 + (size[i] - '0');
+    const std::string unit = size.substr(i);
+    return unit == "K" ? bytes * 1024 : unit == "M" ? bytes * 1024 * 1024 : unit.empty() ? bytes : 0;
+  }
+}
 
 bool Target::has(const std::string& feature) const {
   return std::binary_search(features.begin(), features.end(), feature);

@@ -31,4 +31,8 @@ struct Target {
   static const Target& host();
 };
 
+// The size of the data or unified cache of `level` that a CPU's sysfs cache folder `dir`
+// (e.g. /sys/devices/system/cpu/cpu0/cache) describes, or 0 if it describes none.
+int64_t sysfs_cache_bytes(const std::string& dir, int level);
+
 }  // namespace livetune
