@@ -11,7 +11,6 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 
@@ -23,7 +22,6 @@ namespace {
 // cost 15% of a compile's instructions (callgrind). LLVM offers no switch per pipeline, only
 // its process-wide option; one that the application set itself is left as it is.
 void skip_loop_strength_reduction() {
-  if (std::getenv("LT_LSR")) return;
   llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
   auto it = options.find("disable-lsr");
   if (it == options.end() || it->second->getNumOccurrences() > 0) return;
