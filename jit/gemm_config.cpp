@@ -22,7 +22,7 @@ std::shared_ptr<const KnobList> make_knobs(int vec) {
   add("unroll", {1, 2, 4, 8});
   add("prefetch", {0, 4, 8, 16, 32, 64});
   add("prefetch_n", {0, 64, 128, 256, 512});
-  add("prefetch_c", {0, 64});
+  add("prefetch_c", {0, 1});
   add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
   add("split", {0, 1}, {"m", "n"});
   add("tiles", {0, 1}, {"nm", "mn"});

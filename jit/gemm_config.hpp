@@ -31,8 +31,8 @@ struct GemmConfig {
   // B prefetch distance along its rows, in floats (0: none): for B read in place a few rows
   // per K block, as for M = 1..8, where each row is a stream of its own.
   int prefetch_n = 0;
-  // The tile's C rows are prefetched this many K steps before its last one (0: not at all),
-  // so that the update of C does not wait for L2 at the end of every tile.
+  // 1: each tile's C rows are prefetched into L2 before its K loop, so that the update of C
+  // at its end does not wait for memory (0: not at all).
   int prefetch_c = 0;
   LoopOrder order = LoopOrder::nkm;
   Split split = Split::m;
@@ -43,7 +43,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 11;
+inline constexpr int kGemmTemplateVersion = 12;
 
 Space gemm_space(const Workload& w, const Target& t);
 

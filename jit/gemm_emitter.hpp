@@ -27,7 +27,7 @@ class GemmEmitter {
   std::unique_ptr<llvm::Module> take() { return std::move(m_); }
 
  private:
-  void emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb, llvm::Value* c,
+  void emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,
                    const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc);
   void emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, const std::vector<llvm::Value*>& masks,
                        const std::vector<llvm::Value*>& acc);

@@ -107,7 +107,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
   }
   // Worth it once a tile runs long enough for C to leave L1.
-  g.prefetch_c = std::min<int64_t>(w.k, g.kc) >= 128 ? 64 : 0;
+  g.prefetch_c = std::min<int64_t>(w.k, g.kc) >= 128 ? 1 : 0;
   // Enough tiles along M for every thread, else split N.
   const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
   g.split = m_tiles >= 2 * threads || threads == 1 ? Split::m : Split::n;
