@@ -49,9 +49,14 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
     std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
     // C fetched before the K loop: by the update its lines have come from wherever they were
     // (main memory, once C outgrows L3 between K blocks). Fetched 64 steps before the update
-    // (template v11) they had not: 2048³ ran 10–12% slower, 1024³ and 512×3072×768 9%.
+    // (template v11) they had not: 2048³ ran 10–12% slower, 1024³ and 512×3072×768 9%. The
+    // row's last float too: a C from malloc is 16-byte aligned and its rows straddle lines.
     if (s.prefetch_c)
-      for (int r = 0; r < s.rows; ++r) prefetch_vectors(f32_ptr(c_t, int64_t(r) * s.ldc), nv, false, 2);
+      for (int r = 0; r < s.rows; ++r) {
+        llvm::Value* row = f32_ptr(c_t, int64_t(r) * s.ldc);
+        prefetch_vectors(row, nv, false, 2);
+        prefetch_vectors(f32_ptr(row, s.nr - 1), 1, false, 2);
+      }
     emit_k_loop(s, a_t, b_t, kb, loads, acc);
     if (cheap_masks_) {
       emit_store_tile(s, c_t, is_first, stores, acc);
