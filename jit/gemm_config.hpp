@@ -43,7 +43,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 12;
+inline constexpr int kGemmTemplateVersion = 13;
 
 Space gemm_space(const Workload& w, const Target& t);
 

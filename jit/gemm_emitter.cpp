@@ -82,6 +82,12 @@ void GemmEmitter::prefetch_vectors(llvm::Value* row, int vectors, bool write, in
                        {f32_ptr(row, int64_t(v) * W_), b_.getInt32(write ? 1 : 0), b_.getInt32(locality), b_.getInt32(1)});
 }
 
+void GemmEmitter::prefetch_lines(llvm::Value* from, int64_t lines) {
+  for (int64_t l = 0; l < lines; ++l)
+    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
+                       {b_.CreateGEP(f32_, from, i64(16 * l)), b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+}
+
 llvm::Value* GemmEmitter::f32_ptr(llvm::Value* base, llvm::Value* index) {
   return b_.CreateInBoundsGEP(f32_, base, index);
 }

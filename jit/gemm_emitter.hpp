@@ -51,6 +51,9 @@ class GemmEmitter {
   // Prefetches the cache lines of `vectors` vectors from `row`, for reading or writing, into
   // L1 (locality 3) or L2 (locality 2).
   void prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality);
+  // Prefetches `lines` cache lines from `from` into L2 for reading; they may lie past the
+  // operand (a prefetch never faults), so the addresses are plain, not in-bounds, GEPs.
+  void prefetch_lines(llvm::Value* from, int64_t lines);
   llvm::Value* f32_ptr(llvm::Value* base, llvm::Value* index);
   llvm::Value* f32_ptr(llvm::Value* base, int64_t index);
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }

@@ -11,8 +11,8 @@ std::string TileSpec::key() const {
   s << "tile rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll
     << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
-    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " lda=" << lda << " ldb=" << ldb
-    << " ldc=" << ldc << " beta=" << beta;
+    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " lda=" << lda
+    << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
 
@@ -39,6 +39,7 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   t.one_k_block = w.k <= c.kc;
   t.masked_loads = tile_masks_b(w, c);
   t.sweep_n = tile_sweeps_n(w, c);
+  t.next_panel = c.pack_b;
   t.lda = c.pack_a ? 0 : w.lda;
   t.ldb = c.pack_b ? 0 : w.ldb;
   t.ldc = w.ldc;
@@ -61,7 +62,7 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
   t.rows = rows;
   // It runs one tile in ceil(M / mr): not unrolled, its compile costs a fraction of the main
   // tile's.
-  t.unroll = 1, t.tail = false, t.sweep_n = false;
+  t.unroll = 1, t.tail = false, t.sweep_n = false, t.next_panel = false;
   return t;
 }
 

@@ -43,6 +43,8 @@ struct TileSpec {
   // M is one band of tiles and B is read in place: one call runs a row of tiles across N (a
   // call per tile cost more instructions than the tile's FMAs at M = 1).
   bool sweep_n = false;
+  // Packed B: the tiles of a call fetch the next panel (kb·nr floats on) into L2 between them.
+  bool next_panel = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   std::string key() const;

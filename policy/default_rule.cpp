@@ -88,8 +88,13 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 96 rows of 8 KiB apart more than L2's ways hold; packed once per K block, A is reused by
   // 128 panels. Zen 3, paired: 2048³ +5–7% (three runs), 1024×2048×2048 +4%, 1536×4096×1024
   // +3%; on N = 512..1024 packing A cost up to 7%.
-  if (!t.avx512 && g.pack_b && w.n >= 2048 && g.mr == 6 && w.least_m() >= g.mr)
+  // With the next panel fetched ahead (template v13), blocks of K = 512 and 192 rows of A
+  // (384 KiB packed, in L2) beat 256 × 96 where K is long: paired, 2048³ +4%, 2048×2048×1024
+  // +3%, 1536×4096×1024 +5%, 1024×2048×2048 +4%, 512×3072×768 +2%.
+  if (!t.avx512 && g.pack_b && w.n >= 2048 && g.mr == 6 && w.least_m() >= g.mr) {
     g.pack_a = true, g.nc = nearest_multiple(knob(space, "nc"), 2048, g.nr);
+    if (w.k > 640) g.kc = 512, g.mc = 192;
+  }
   g.unroll = 4;
   g.order = LoopOrder::nkm;
   if (!g.pack_b && w.m <= 16 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
