@@ -88,12 +88,16 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 96 rows of 8 KiB apart more than L2's ways hold; packed once per K block, A is reused by
   // 128 panels. Zen 3, paired: 2048³ +5–7% (three runs), 1024×2048×2048 +4%, 1536×4096×1024
   // +3%; on N = 512..1024 packing A cost up to 7%.
-  // With the next panel fetched ahead (template v13), blocks of K = 512 and 192 rows of A
-  // (384 KiB packed, in L2) beat 256 × 96 where K is long: paired, 2048³ +4%, 2048×2048×1024
-  // +3%, 1536×4096×1024 +5%, 1024×2048×2048 +4%, 512×3072×768 +2%.
+  // With the next panel fetched ahead (template v13), longer K blocks beat 256: up to 1024,
+  // K in one block (C written once, not read back) with 288 rows of A, over 512 × 192 paired:
+  // 512×3072×768 +5%, 1536×4096×1024 +8%, 2048×2048×1024 +8%; longer K in blocks of 512 with
+  // 192 rows (384 KiB packed, in L2), over 256 × 96: 2048³ +4%, 1024×2048×2048 +4%.
   if (!t.avx512 && g.pack_b && w.n >= 2048 && g.mr == 6 && w.least_m() >= g.mr) {
     g.pack_a = true, g.nc = nearest_multiple(knob(space, "nc"), 2048, g.nr);
-    if (w.k > 640) g.kc = 512, g.mc = 192;
+    if (w.k > 1024)
+      g.kc = 512, g.mc = 192;
+    else if (w.k > 640)
+      g.kc = at_least(knob(space, "kc"), w.k), g.mc = 288;
   }
   g.unroll = 4;
   g.order = LoopOrder::nkm;
