@@ -57,8 +57,11 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
 
   // The driver (gemm_driver.cpp): the cache-block loop nest around the pieces.
   void run(const GemmArgs& args) const;
-  // Threading tiles of a call of m rows.
-  int64_t tiles_for(int64_t m) const { return gemm.split == Split::m ? (m + gemm.mr - 1) / gemm.mr : tiles; }
+  // Threading tiles of a call of m rows (the workload's own M, the common call, without a
+  // division).
+  int64_t tiles_for(int64_t m) const {
+    return gemm.split == Split::m && m != workload.m ? (m + gemm.mr - 1) / gemm.mr : tiles;
+  }
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;

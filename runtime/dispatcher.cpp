@@ -30,10 +30,24 @@ struct Recent {
   std::array<RecentEntry, 4> entries;
   unsigned next = 0;
 };
-thread_local Recent recent;
+// Read on every call, so initial-exec: a plain %fs-relative load also in the shared library,
+// where the default model calls __tls_get_addr at each read. Static TLS is scarce for a
+// library that may be dlopen'ed: the thread's cache is a pointer, the cache itself made by
+// the cold path.
+[[gnu::tls_model("initial-exec")]] thread_local Recent* recent = nullptr;
+
+Recent& this_thread_recent() {
+  struct Owner {
+    Recent cache;
+    Owner() { recent = &cache; }
+    ~Owner() { recent = nullptr; }
+  };
+  thread_local Owner owner;
+  return owner.cache;
+}
 
 // Settled calls of this thread, all workloads: every kDriftPeriod-th is timed.
-thread_local uint32_t settled_calls = 0;
+[[gnu::tls_model("initial-exec")]] thread_local uint32_t settled_calls = 0;
 constexpr uint32_t kDriftPeriod = 1024;
 
 // Calls of a bucket of M are timed as if they had its largest M (time grows with M): a pair
@@ -72,6 +86,15 @@ Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tu
 // The compile queue, destroyed first, finishes its jobs. Entries of a destroyed dispatcher
 // stay in other threads' caches but never match again: ids are not reused.
 Dispatcher::~Dispatcher() = default;
+
+// The thread's last workload first, inline: a server thread mostly repeats one.
+[[gnu::always_inline]] inline Dispatcher::State* Dispatcher::find(const Workload& w) {
+  if (const Recent* r = recent) {
+    const RecentEntry& last = r->entries[(r->next - 1) % r->entries.size()];
+    if (last.dispatcher == id_ && last.workload == w) return static_cast<State*>(last.state);
+  }
+  return find_further(w);
+}
 
 void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const float* bias, float* c,
                         const std::shared_ptr<ConstantOperand>& constant_b) {
@@ -189,10 +212,8 @@ void Dispatcher::request_step(State& s) {
   });
 }
 
-Dispatcher::State* Dispatcher::find(const Workload& w) {
-  // The thread's last workload first: a server thread mostly repeats one.
-  const RecentEntry& last = recent.entries[(recent.next - 1) % recent.entries.size()];
-  if (last.dispatcher == id_ && last.workload == w) return static_cast<State*>(last.state);
+Dispatcher::State* Dispatcher::find_further(const Workload& w) {
+  Recent& recent = this_thread_recent();
   for (const auto& e : recent.entries)
     if (e.dispatcher == id_ && e.workload == w) return static_cast<State*>(e.state);
   auto it = states_.find(key_of(w));

@@ -64,6 +64,7 @@ class Dispatcher {
   // The state serving a call of `w`: its own workload's, or its bucket's (key_of); null when
   // that workload is new.
   State* find(const Workload& w);
+  [[gnu::noinline]] State* find_further(const Workload& w);  // the other recent entries, then the map
   Workload key_of(const Workload& w);
   std::pair<State*, bool> add(const Workload& w);  // the state, and whether this call made it
   void compile_in_background(State* s);

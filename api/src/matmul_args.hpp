@@ -109,14 +109,14 @@ bool check_call(const TensorView& a, const TensorView& b, const TensorView& c, c
 inline Workload matmul_workload(const TensorView& a, const TensorView& b, const TensorView& c,
                                 const MatmulOptions& opts) {
   if (!matmul_args::check_call<false>(a, b, c, opts)) matmul_args::explain(a, b, c, opts);
+  static_assert(uint8_t(Activation::relu) == uint8_t(ActivationKind::relu) &&
+                uint8_t(Activation::gelu) == uint8_t(ActivationKind::gelu));
   Workload w;
   w.m = a.shape[0], w.n = c.shape[1], w.k = a.shape[1];
   w.lda = a.strides[0], w.ldb = b.strides[0], w.ldc = c.strides[0];
   w.trans_b = opts.trans_b;
   w.bias = opts.bias != nullptr;
-  w.act = opts.activation == Activation::relu   ? ActivationKind::relu
-          : opts.activation == Activation::gelu ? ActivationKind::gelu
-                                                : ActivationKind::none;
+  w.act = static_cast<ActivationKind>(opts.activation);  // checked above to be one of the three
   w.beta = opts.beta;
   return w;
 }
