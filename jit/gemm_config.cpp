@@ -7,13 +7,20 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::shared_ptr<const KnobList> make_knobs(int vec) {
+std::shared_ptr<const KnobList> make_knobs(int widest) {
   auto knobs = std::make_shared<KnobList>();
   auto add = [&](std::string name, std::vector<int> values, std::vector<std::string> labels = {}) {
     knobs->push_back(Knob{std::move(name), std::move(values), std::move(labels)});
   };
   add("mr", {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16});
-  add("nr", {vec, 2 * vec, 3 * vec, 4 * vec});
+  // Up to four vectors of either width.
+  if (widest == 16) {
+    add("nr", {8, 16, 24, 32, 48, 64});
+    add("vec", {16, 8});
+  } else {
+    add("nr", {8, 16, 24, 32});
+    add("vec", {8});
+  }
   add("kc", {8, 16, 32, 64, 128, 192, 256, 320, 384, 512, 768, 1024});
   add("mc", {16, 24, 32, 48, 64, 72, 96, 120, 144, 168, 192, 240, 288, 384, 480, 576, 768, 960});
   add("nc", {64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096});
@@ -42,6 +49,7 @@ GemmConfig GemmConfig::from(const Config& c) {
   GemmConfig g;
   g.mr = c.get("mr");
   g.nr = c.get("nr");
+  g.vec = c.get("vec");
   g.kc = c.get("kc");
   g.mc = c.get("mc");
   g.nc = c.get("nc");
@@ -58,17 +66,18 @@ GemmConfig GemmConfig::from(const Config& c) {
 }
 
 Config GemmConfig::to_config(const Target& t) const {
-  return Config(knobs_for(t), {mr, nr, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n, prefetch_c,
+  return Config(knobs_for(t), {mr, nr, vec, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n, prefetch_c,
                                             int(order), int(split), int(tiles)});
 }
 
 Space gemm_space(const Workload& w, const Target& t) {
-  const int vec = t.vector_floats();
+  const int widest = t.vector_floats();
   const int regs = t.vector_registers();
-  return Space(knobs_for(t), [w, vec, regs](const Config& c) {
+  return Space(knobs_for(t), [w, widest, regs](const Config& c) {
     GemmConfig g = GemmConfig::from(c);
-    const int nv = g.nr / vec;
-    if (!tile_fits_registers(g.mr, nv, regs)) return false;
+    if (g.nr % g.vec != 0 || g.nr / g.vec > 4) return false;
+    if (g.vec != widest && !half_width_pays(w.n, g.vec, widest)) return false;
+    if (!tile_fits_registers(g.mr, g.nr / g.vec, regs)) return false;
     // A tile taller than M would never run (its edge tiles would), and packing moves the last
     // A panel up to hold mr real rows: the fewest rows a call may have.
     if (g.mr > w.m || (g.pack_a && g.mr > w.least_m())) return false;
@@ -79,6 +88,10 @@ Space gemm_space(const Workload& w, const Target& t) {
     if (g.prefetch_n > 0 && (g.pack_b || g.prefetch > 0)) return false;
     return true;
   });
+}
+
+bool half_width_pays(int64_t n, int vec, int widest) {
+  return ceil_div(n, vec) * vec * 10 <= ceil_div(n, widest) * widest * 9;
 }
 
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c) {

@@ -20,7 +20,10 @@ enum class TileOrder : int { nm, mn };
 
 struct GemmConfig {
   int mr = 6;        // register tile rows
-  int nr = 64;       // register tile columns (a multiple of the vector width)
+  int nr = 64;       // register tile columns (a multiple of vec)
+  // Floats per vector: the target's widest, or on AVX-512 also 8 (ymm), where N is narrow
+  // enough that whole zmm vectors would compute many more columns than C has (half_width_pays).
+  int vec = Target::host().vector_floats();
   int kc = 256;      // K block
   int mc = 96;       // M block (a multiple of mr)
   int nc = 1536;     // N block (a multiple of nr)
@@ -43,7 +46,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 13;
+inline constexpr int kGemmTemplateVersion = 14;
 
 Space gemm_space(const Workload& w, const Target& t);
 
@@ -55,6 +58,12 @@ inline bool tile_rows_first(int mr, int nv, int registers) { return mr * nv + nv
 inline bool tile_fits_registers(int mr, int nv, int registers) {
   return mr * nv + (tile_rows_first(mr, nv, registers) ? mr : nv) + 1 <= registers;
 }
+
+// Vectors of `vec` floats narrower than the target's widest (`widest`) pay on N when the
+// columns they compute, N rounded up to whole vectors, are at least a tenth fewer (N = 17:
+// 24 instead of 32). A ymm FMA does half a zmm's work at the same issue cost on Intel and
+// half the cost on Zen 4, so on those columns the narrower tile does the same work in less.
+bool half_width_pays(int64_t n, int vec, int widest);
 
 // Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns).
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c);

@@ -11,16 +11,21 @@ namespace livetune {
 
 GemmEmitter::GemmEmitter(llvm::LLVMContext& ctx, const Target& t)
     : ctx_(ctx),
-      W_(t.vector_floats()),
+      widest_(t.vector_floats()),
       registers_(t.vector_registers()),
       cheap_masks_(t.avx512),
       m_(std::make_unique<llvm::Module>("livetune_gemm", ctx)),
       b_(ctx),
       f32_(llvm::Type::getFloatTy(ctx)),
       i64_(llvm::Type::getInt64Ty(ctx)),
-      ptr_(llvm::PointerType::get(ctx, 0)),
-      vec_(llvm::FixedVectorType::get(llvm::Type::getFloatTy(ctx), unsigned(t.vector_floats()))) {
+      ptr_(llvm::PointerType::get(ctx, 0)) {
   m_->setTargetTriple(t.triple);
+  use_width(widest_);
+}
+
+void GemmEmitter::use_width(int floats) {
+  W_ = floats;
+  vec_ = llvm::FixedVectorType::get(f32_, unsigned(floats));
 }
 
 llvm::Function* GemmEmitter::begin_function(const std::string& name, const std::vector<llvm::Type*>& args) {

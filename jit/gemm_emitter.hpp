@@ -59,8 +59,12 @@ class GemmEmitter {
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
   llvm::Value* splat(float v) { return llvm::ConstantFP::get(vec_, v); }
 
+  // The vector width of the piece being emitted: a tile's own (TileSpec::vec), else the widest.
+  void use_width(int floats);
+
   llvm::LLVMContext& ctx_;
-  int W_;  // floats per vector
+  int widest_;  // floats per vector of the target's widest registers
+  int W_ = 0;   // floats per vector of the piece being emitted
   int registers_;  // vector registers
   // AVX-512 masks loads and stores in mask registers at no cost; AVX2's vmaskmovps is
   // microcoded (a masked store of a ymm took ~12 cycles on Zen 3: a 6×16 tile's C update
@@ -71,7 +75,7 @@ class GemmEmitter {
   llvm::Type* f32_;
   llvm::Type* i64_;
   llvm::Type* ptr_;
-  llvm::FixedVectorType* vec_;
+  llvm::FixedVectorType* vec_ = nullptr;
 };
 
 }  // namespace livetune

@@ -83,6 +83,7 @@ void GemmEmitter::emit_store_edge(const TileSpec& s, llvm::Value* c, llvm::Value
 }
 
 void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) {
+  use_width(widest_);
   llvm::Function* f = begin_function(name, {ptr_, ptr_, i64_, i64_});
   auto arg = f->arg_begin();
   llvm::Value *c = arg++, *bias = arg++, *rows = arg++, *cols = arg++;

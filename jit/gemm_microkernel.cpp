@@ -12,6 +12,7 @@
 namespace livetune {
 
 void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
+  use_width(s.vec);
   llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_});
   auto arg = f->arg_begin();
   llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++,

@@ -9,6 +9,7 @@
 namespace livetune {
 
 void GemmEmitter::emit_pack_a(const PackASpec& s, const std::string& name) {
+  use_width(widest_);
   llvm::Function* f = begin_function(name, {ptr_, ptr_, i64_, i64_});
   auto arg = f->arg_begin();
   llvm::Value *src = arg++, *dst = arg++, *mb = arg++, *kb = arg++;
@@ -30,6 +31,7 @@ void GemmEmitter::emit_pack_a(const PackASpec& s, const std::string& name) {
 }
 
 void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
+  use_width(s.vec);
   llvm::Function* f = begin_function(name, {ptr_, ptr_, i64_, i64_});
   auto arg = f->arg_begin();
   llvm::Value *src = arg++, *dst = arg++, *kb = arg++, *nb = arg++;

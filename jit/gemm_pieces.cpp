@@ -8,7 +8,7 @@ namespace livetune {
 
 std::string TileSpec::key() const {
   std::ostringstream s;
-  s << "tile rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll
+  s << "tile vec=" << vec << " rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll
     << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
     << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " lda=" << lda
@@ -19,7 +19,7 @@ std::string TileSpec::key() const {
 std::string PackASpec::key() const { return "pack_a mr=" + std::to_string(mr) + " lda=" + std::to_string(lda); }
 
 std::string PackBSpec::key() const {
-  return "pack_b nr=" + std::to_string(nr) + " ldb=" + std::to_string(ldb) + " trans_b=" + std::to_string(trans_b);
+  return "pack_b vec=" + std::to_string(vec) + " nr=" + std::to_string(nr) + " ldb=" + std::to_string(ldb) + " trans_b=" + std::to_string(trans_b);
 }
 
 std::string EpilogueSpec::key() const {
@@ -29,7 +29,7 @@ std::string EpilogueSpec::key() const {
 
 TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   TileSpec t;
-  t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll;
+  t.vec = c.vec, t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll;
   t.prefetch = c.prefetch, t.prefetch_n = c.prefetch_n, t.prefetch_c = c.prefetch_c;
   t.pack_a = c.pack_a, t.pack_b = c.pack_b;
   t.a_panel = c.pack_a ? c.mr : 0;
@@ -74,7 +74,7 @@ bool tile_sweeps_n(const Workload& w, const GemmConfig& c) {
 
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c) { return PackASpec{c.mr, w.lda}; }
 
-PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c) { return PackBSpec{c.nr, w.ldb, w.trans_b}; }
+PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c) { return PackBSpec{c.vec, c.nr, w.ldb, w.trans_b}; }
 
 EpilogueSpec epilogue_spec(const Workload& w) { return EpilogueSpec{w.ldc, w.bias, w.act}; }
 

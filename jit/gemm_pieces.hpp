@@ -30,6 +30,7 @@ using PackBFn = void (*)(const float* src, float* dst, int64_t kb, int64_t nb);
 using EpilogueFn = void (*)(float* c, const float* bias, int64_t rows, int64_t cols);
 
 struct TileSpec {
+  int vec = 0;  // floats per vector (GemmConfig::vec)
   int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_n = 0, prefetch_c = 0;
   // Rows of a packed A panel (the main tile's mr): the edge tile reads the last `rows` of it.
   int a_panel = 0;
@@ -57,6 +58,7 @@ struct PackASpec {
 };
 
 struct PackBSpec {
+  int vec = 0;  // floats per vector of the panels' rows (GemmConfig::vec)
   int nr = 0;
   int64_t ldb = 0;
   bool trans_b = false;

@@ -41,6 +41,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   const Space space = gemm_space(w, t);
   const int vec = t.vector_floats();
   GemmConfig g;
+  g.vec = vec;
   if (t.avx512) {
     g.mr = 6, g.nr = 4 * vec;
     if (w.m <= 8) g.mr = int(w.m == 1 ? 1 : w.m < 8 ? w.m : 8), g.nr = 3 * vec;
@@ -60,6 +61,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   const bool narrow = w.n < g.nr || (!t.avx512 && w.n < 4 * vec && w.n % g.nr != 0);
   if (narrow && w.m > 8) {
     g.nr = int((w.n + vec - 1) / vec) * vec;
+    // On AVX-512, ymm vectors where zmm would compute many more columns than N and four of
+    // them cover it (N = 17: 24 columns, not 32; Zen 4, 1000×17×333, paired over 14 rows × 2 zmm: 1.24x).
+    if (t.avx512 && half_width_pays(w.n, vec / 2, vec) && w.n <= 4 * (vec / 2))
+      g.vec = vec / 2, g.nr = int((w.n + g.vec - 1) / g.vec) * g.vec;
     if (!t.avx512) {
       int64_t fewest = 0;
       for (int nv = 1; nv <= 4; ++nv) {
@@ -67,7 +72,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
         if (fewest == 0 || computed <= fewest) fewest = computed, g.nr = nv * vec;
       }
     }
-    const int nv = g.nr / vec;
+    const int nv = g.nr / g.vec;
     g.mr = 1;
     for (int mr : knob(space, "mr").values)
       if (mr <= w.m && tile_fits_registers(mr, nv, t.vector_registers())) g.mr = std::max(g.mr, mr);
@@ -82,7 +87,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // whose N is not a multiple of the tile is packed too (padded to whole panels) once enough
   // rows reuse it: masked loads and the moved N-edge tile are slow there (Zen 3, paired:
   // 1000×17×333 1.38x, 600×70×500 1.24x, 1000×40×300 1.13x; 100³, a 5% packing cost, not).
-  g.pack_b = w.trans_b || (w.ldb >= 256 && w.m > 16) || (!t.avx512 && w.m >= 128 && w.n % g.nr != 0);
+  // So is a ymm tile's B on AVX-512 (Zen 4, 1000×17×333 paired: 1.06x).
+  g.pack_b = w.trans_b || (w.ldb >= 256 && w.m > 16) ||
+             ((!t.avx512 || g.vec != vec) && w.m >= 128 && w.n % g.nr != 0);
   // Wide B on AVX2: A packed, N in one block of 2048. Rows of A read in place sat lda apart,
   // often a multiple of 4 KiB: all the tile's rows in one L1 set beside the B panel's lines,
   // 96 rows of 8 KiB apart more than L2's ways hold; packed once per K block, A is reused by

@@ -183,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmCorrectness, testing::ValuesIn(shapes()),
 // loads instead.
 TEST(GemmCorrectness, InPlaceBEdgeTile) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
-  const std::string cfg = "mr=4 nr=" + std::to_string(nv * v) +
+  const std::string cfg = "mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
                           " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
                           "prefetch_c=0 order=nkm split=n tiles=nm";
   for (const Workload& w : {epi(padded(mm(37, nv * v + 17, 50)), true, kGelu, 1.0f), mm(6, v + 1, 40),
@@ -218,7 +218,7 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
   for (const std::string variant : {"split=m tiles=nm prefetch_n=0", "split=n tiles=nm prefetch_n=64",
                                     "split=n tiles=mn prefetch_n=0", "split=m tiles=mn prefetch_n=128"}) {
     const Config c = gemm_space(w, Target::host())
-                         .parse("mr=4 nr=" + std::to_string(v) +
+                         .parse("mr=4 nr=" + std::to_string(v) + " vec=" + std::to_string(v) +
                                 " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_c=0 order=nkm " +
                                 variant);
     SCOPED_TRACE(describe(w, &c));
@@ -238,6 +238,37 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
                                   << diff;
       }
     }
+  }
+}
+
+// Tiles of ymm vectors on an AVX-512 host (N narrow enough that zmm would compute many more
+// columns): B read in place (masked loads past N) and packed (panels padded to the tile),
+// with edge tiles in M, bias, activation and C accumulated into, whole and in tile ranges.
+TEST(GemmCorrectness, HalfWidthVectors) {
+  if (!Target::host().avx512) GTEST_SKIP() << "AVX2 has one vector width";
+  for (const Workload& w : {epi(padded(mm(37, 17, 50)), true, kGelu, 1.0f), mm(6, 5, 40),
+                            epi(mm(13, 40, 70), false, kRelu, 0.5f), epi(mm(20, 24, 9), true, kNone, 0.0f)}) {
+    const Space space = gemm_space(w, Target::host());
+    for (int nr : {8, 16, 24, 32})
+      for (bool pack_b : {false, true}) {
+        GemmConfig g;
+        g.vec = 8, g.mr = 4, g.nr = nr, g.kc = 32, g.mc = 96, g.nc = 1536, g.pack_b = pack_b, g.split = Split::n;
+        const Config c = g.to_config(Target::host());
+        ASSERT_TRUE(space.valid(c)) << describe(w, &c);
+        SCOPED_TRACE(describe(w, &c));
+        const Problem p(w, w.hash());
+        const KernelPtr k = compile_gemm(w, c);
+        for (int64_t pieces = 1; pieces <= std::min<int64_t>(2, k->tiles); ++pieces) {
+          std::vector<float> got = p.c0;
+          for (int64_t part = 0; part < pieces; ++part) {
+            AlignedFloats ws(k->workspace_floats);
+            k->run(GemmArgs{p.a.data(), p.b.data(), got.data(), p.bias_ptr(), ws.get(), k->tiles * part / pieces,
+                            k->tiles * (part + 1) / pieces});
+          }
+          const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
+          EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+        }
+      }
   }
 }
 

@@ -184,6 +184,28 @@ TEST(ValidityRule, BlocksAreMultiplesOfTheTile) {
   EXPECT_TRUE(space.valid(make(4, 3 * v, 96, 3072)));
 }
 
+// Half-width vectors only where they compute at least a tenth fewer columns than the widest,
+// and a tile is a whole number of at most four vectors.
+TEST(ValidityRule, HalfWidthVectorsOnlyOnNarrowN) {
+  EXPECT_TRUE(half_width_pays(17, 8, 16));    // 24 columns, not 32
+  EXPECT_TRUE(half_width_pays(40, 8, 16));    // 40, not 48
+  EXPECT_FALSE(half_width_pays(64, 8, 16));   // 64 either way
+  EXPECT_FALSE(half_width_pays(1000, 8, 16));  // 1000, not 1008: under a tenth
+  EXPECT_FALSE(half_width_pays(12, 8, 16));   // 16 either way
+  if (!host().avx512) GTEST_SKIP() << "only AVX-512 has a narrower vector than the widest in the space";
+  auto half = [](int mr, int nr) {
+    GemmConfig g;
+    g.mr = mr, g.nr = nr, g.vec = 8, g.mc = 96, g.nc = 1536, g.pack_b = false;
+    return g.to_config(host());
+  };
+  const Space n17 = gemm_space(Workload::matmul(64, 17, 64), host());
+  EXPECT_TRUE(n17.valid(half(8, 24)));    // 24 + 3 + 1 = 28 registers
+  EXPECT_FALSE(n17.valid(half(10, 24)));  // 30 + 3 + 1 = 34
+  EXPECT_FALSE(n17.valid(half(4, 48)));   // six vectors of 8
+  EXPECT_FALSE(n17.valid(make(4, 24, 96, 1536, false))) << "nr=24 is not a multiple of 16";
+  EXPECT_FALSE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(half(8, 24)));
+}
+
 TEST(ValidityRule, TransposedBMustBePacked) {
   const Config unpacked = make(6, wide(), 96, 1536, false);
   EXPECT_TRUE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(unpacked));
