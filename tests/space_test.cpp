@@ -341,7 +341,25 @@ std::vector<Workload> default_rule_workloads() {
   out.push_back(Workload::matmul(2, 1200, 520));
   out.push_back(Workload::matmul(2, 1200, 520, true));
   out.push_back(Workload::matmul(1, 1200, 520));
+  // In L2, with N a multiple of the tile or not (the AVX-512 branches for small squares).
+  out.push_back(Workload::matmul(64, 64, 64));
+  out.push_back(Workload::matmul(96, 96, 96));
+  out.push_back(Workload::matmul(160, 160, 160));
   return out;
+}
+
+// The AVX-512 tile widths: ymm where N is narrow, and 2–4 zmm as N's edge least wastes.
+TEST(DefaultRule, TileWidthFollowsN) {
+  if (!host().avx512) GTEST_SKIP() << "AVX-512 branches";
+  auto tile = [](int64_t m, int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), host(), 1));
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + "/" + std::to_string(g.vec) + (g.pack_b ? " packed" : "");
+  };
+  EXPECT_EQ(tile(1000, 17, 333), "8x24/8 packed");
+  EXPECT_EQ(tile(96, 96, 96), "6x48/16");
+  EXPECT_EQ(tile(160, 160, 160), "12x32/16");
+  EXPECT_EQ(tile(64, 64, 64), "4x64/16");
+  EXPECT_EQ(tile(2048, 2048, 2048), "6x64/16 packed");
 }
 
 TEST(DefaultRule, GivesValidConfigs) {
