@@ -66,8 +66,8 @@ GemmConfig GemmConfig::from(const Config& c) {
 }
 
 Config GemmConfig::to_config(const Target& t) const {
-  return Config(knobs_for(t), {mr, nr, vec, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n, prefetch_c,
-                                            int(order), int(split), int(tiles)});
+  return Config(knobs_for(t), {mr, nr, vec, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n,
+                               prefetch_c, int(order), int(split), int(tiles)});
 }
 
 Space gemm_space(const Workload& w, const Target& t) {

@@ -21,8 +21,8 @@ enum class TileOrder : int { nm, mn };
 struct GemmConfig {
   int mr = 6;        // register tile rows
   int nr = 64;       // register tile columns (a multiple of vec)
-  // Floats per vector: the target's widest, or on AVX-512 also 8 (ymm), where N is narrow
-  // enough that whole zmm vectors would compute many more columns than C has (half_width_pays).
+  // Floats per vector: the target's widest, or on AVX-512 also 8 (ymm) where N is narrow
+  // enough that zmm vectors would compute many more columns than C has (half_width_pays).
   int vec = Target::host().vector_floats();
   int kc = 256;      // K block
   int mc = 96;       // M block (a multiple of mr)
@@ -59,10 +59,11 @@ inline bool tile_fits_registers(int mr, int nv, int registers) {
   return mr * nv + (tile_rows_first(mr, nv, registers) ? mr : nv) + 1 <= registers;
 }
 
-// Vectors of `vec` floats narrower than the target's widest (`widest`) pay on N when the
+// Vectors of `vec` floats narrower than the target's widest (`widest`) may pay on N when the
 // columns they compute, N rounded up to whole vectors, are at least a tenth fewer (N = 17:
-// 24 instead of 32). A ymm FMA does half a zmm's work at the same issue cost on Intel and
-// half the cost on Zen 4, so on those columns the narrower tile does the same work in less.
+// 24 instead of 32): where zmm operations run in halves (Target::zmm_in_halves) a ymm FMA
+// costs half a zmm's, so the tile's time falls with the columns it computes; with full-width
+// units it issues at a zmm's rate and does half the work, and the search decides.
 bool half_width_pays(int64_t n, int vec, int widest);
 
 // Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns).

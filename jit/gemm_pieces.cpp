@@ -19,7 +19,8 @@ std::string TileSpec::key() const {
 std::string PackASpec::key() const { return "pack_a mr=" + std::to_string(mr) + " lda=" + std::to_string(lda); }
 
 std::string PackBSpec::key() const {
-  return "pack_b vec=" + std::to_string(vec) + " nr=" + std::to_string(nr) + " ldb=" + std::to_string(ldb) + " trans_b=" + std::to_string(trans_b);
+  return "pack_b vec=" + std::to_string(vec) + " nr=" + std::to_string(nr) + " ldb=" + std::to_string(ldb) +
+         " trans_b=" + std::to_string(trans_b);
 }
 
 std::string EpilogueSpec::key() const {

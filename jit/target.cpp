@@ -39,6 +39,7 @@ Target detect_host() {
   t.avx2 = t.has("avx2") && t.has("fma");
   t.avx512 = t.has("avx512f") && t.has("avx512vl") && t.has("avx512bw") && t.has("avx512dq");
   t.amx = t.has("amx-tile");
+  t.zmm_in_halves = t.avx512 && t.cpu == "znver4";
   t.cores = int(std::max(1u, std::thread::hardware_concurrency()));
   t.l1d_bytes = cache_bytes(1, _SC_LEVEL1_DCACHE_SIZE, t.l1d_bytes);
   t.l2_bytes = cache_bytes(2, _SC_LEVEL2_CACHE_SIZE, t.l2_bytes);

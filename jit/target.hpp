@@ -13,6 +13,8 @@ struct Target {
   std::vector<std::string> features;  // enabled features, sorted, e.g. "avx512f"
   bool avx2 = false;
   bool avx512 = false;  // avx512f + avx512vl + avx512bw + avx512dq
+  // 512-bit operations run as two 256-bit halves (Zen 4): a zmm FMA costs two ymm FMAs.
+  bool zmm_in_halves = false;
   bool amx = false;
   int cores = 1;
   int64_t l1d_bytes = 32 * 1024;

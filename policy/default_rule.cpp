@@ -72,9 +72,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   const bool narrow = w.n < g.nr || (!t.avx512 && w.n < 4 * vec && w.n % g.nr != 0);
   if (narrow && w.m > 8) {
     g.nr = int((w.n + vec - 1) / vec) * vec;
-    // On AVX-512, ymm vectors where zmm would compute many more columns than N and four of
-    // them cover it (N = 17: 24 columns, not 32; Zen 4, 1000×17×333, paired over 14 rows × 2 zmm: 1.24x).
-    if (t.avx512 && half_width_pays(w.n, vec / 2, vec) && w.n <= 4 * (vec / 2))
+    // Where zmm operations run in halves, ymm vectors if zmm would compute many more columns
+    // than N and four of them cover it (N = 17: 24 columns, not 32; Zen 4, 1000×17×333,
+    // paired over 14 rows × 2 zmm: 1.24x).
+    if (t.zmm_in_halves && half_width_pays(w.n, vec / 2, vec) && w.n <= 4 * (vec / 2))
       g.vec = vec / 2, g.nr = int((w.n + g.vec - 1) / g.vec) * g.vec;
     if (!t.avx512) {
       int64_t fewest = 0;

@@ -40,7 +40,8 @@ int cmd_info(const std::vector<std::string>& argv) {
   std::printf("target       %s\n", t.describe().c_str());
   std::printf("fingerprint  %s\n", t.fingerprint().c_str());
   std::printf("LLVM         %s\n", LLVM_VERSION_STRING);
-  std::printf("vector       %d floats, %d registers\n", t.vector_floats(), t.vector_registers());
+  std::printf("vector       %d floats, %d registers%s\n", t.vector_floats(), t.vector_registers(),
+              t.zmm_in_halves ? ", 512-bit operations in two halves" : "");
   std::printf("FMA peak     %.1f GFLOP/s on 1 thread, %.1f on %d\n", peak1, peak_all, t.cores);
   std::printf("features     %s\n", features.c_str());
   return 0;
