@@ -13,9 +13,11 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
     knobs->push_back(Knob{std::move(name), std::move(values), std::move(labels)});
   };
   add("mr", {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16});
-  // Up to four vectors of either width.
+  // Up to four vectors of either width; the zmm widths first: Space::enumerate walks the
+  // domains in order, and a first value valid with every other knob's first keeps it from
+  // stepping through all later knobs' values before it meets a valid config.
   if (widest == 16) {
-    add("nr", {8, 16, 24, 32, 48, 64});
+    add("nr", {16, 32, 48, 64, 8, 24});
     add("vec", {16, 8});
   } else {
     add("nr", {8, 16, 24, 32});

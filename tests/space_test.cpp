@@ -286,8 +286,11 @@ TEST(SpaceEnumerate, MatchesTheFixedKnobsAndIsComplete) {
 
 TEST(SpaceEnumerate, InvalidFixedCombinationGivesNothing) {
   const std::string nr = std::to_string(wide());
-  EXPECT_TRUE(gemm_space(Workload::matmul(8, 8, 8), host()).enumerate("mr=16 nr=" + nr + " kc=256 order=nkm", 1000000).empty());
-  EXPECT_TRUE(gemm_space(Workload::matmul(8, 8, 8, true), host()).enumerate("pack_b=0 mr=6 kc=256 order=nkm", 1000000).empty());
+  const std::string v = " vec=" + std::to_string(vec());
+  EXPECT_TRUE(
+      gemm_space(Workload::matmul(8, 8, 8), host()).enumerate("mr=16 nr=" + nr + v + " kc=256 order=nkm", 1000000).empty());
+  EXPECT_TRUE(
+      gemm_space(Workload::matmul(8, 8, 8, true), host()).enumerate("pack_b=0 mr=6 nr=" + nr + v + " kc=256 order=nkm", 1000000).empty());
 }
 
 TEST(SpaceEnumerate, Errors) {
