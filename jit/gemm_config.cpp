@@ -93,7 +93,7 @@ Space gemm_space(const Workload& w, const Target& t) {
 }
 
 bool half_width_pays(int64_t n, int vec, int widest) {
-  return ceil_div(n, vec) * vec * 10 <= ceil_div(n, widest) * widest * 9;
+  return columns_computed(n, vec) * 10 <= columns_computed(n, widest) * 9;
 }
 
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c) {

@@ -59,6 +59,9 @@ inline bool tile_fits_registers(int mr, int nv, int registers) {
   return mr * nv + (tile_rows_first(mr, nv, registers) ? mr : nv) + 1 <= registers;
 }
 
+// The columns a tile `width` floats wide computes across N: N rounded up to whole tiles.
+inline int64_t columns_computed(int64_t n, int64_t width) { return (n + width - 1) / width * width; }
+
 // Vectors of `vec` floats narrower than the target's widest (`widest`) may pay on N when the
 // columns they compute, N rounded up to whole vectors, are at least a tenth fewer (N = 17:
 // 24 instead of 32): where zmm operations run in halves (Target::zmm_in_halves) a ymm FMA

@@ -29,6 +29,15 @@ int at_least(const Knob& knob, int64_t want) {
   return *std::max_element(knob.values.begin(), knob.values.end());
 }
 
+// Vectors of `vec` floats per tile row, from `fewest` to `most`, whose tiles compute the
+// fewest columns across N; the wider on a tie.
+int vectors_computing_fewest(int64_t n, int vec, int fewest, int most) {
+  int best = most;
+  for (int nv = most - 1; nv >= fewest; --nv)
+    if (columns_computed(n, nv * vec) < columns_computed(n, best * vec)) best = nv;
+  return best;
+}
+
 const Knob& knob(const Space& s, const char* name) {
   for (const Knob& k : s.knobs())
     if (k.name == name) return k;
@@ -50,11 +59,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // computes columns twice (Zen 4 against LIBXSMM: 96³ on 6 × 64 0.70x, on 6 × 48 1.0x;
     // 160³ on 4 × 64 0.84x, on 12 × 32 0.98x).
     if (w.m > 8 && w.n >= g.nr) {
-      auto computed = [&](int nv) { return (w.n + nv * vec - 1) / (nv * vec) * (nv * vec); };
-      int best = 4;
-      for (int nv = 3; nv >= 2; --nv)
-        if (computed(nv) < computed(best)) best = nv;
-      if (computed(best) * 10 <= computed(4) * 9) g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
+      const int best = vectors_computing_fewest(w.n, vec, 2, 4);
+      if (columns_computed(w.n, best * vec) * 10 <= columns_computed(w.n, g.nr) * 9)
+        g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
     }
   } else {
     g.mr = 6, g.nr = 2 * vec;
@@ -71,19 +78,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // the width that computes the fewest columns, the wider on a tie (N = 17: 24, not 2 × 16).
   const bool narrow = w.n < g.nr || (!t.avx512 && w.n < 4 * vec && w.n % g.nr != 0);
   if (narrow && w.m > 8) {
-    g.nr = int((w.n + vec - 1) / vec) * vec;
     // Where zmm operations run in halves, ymm vectors if zmm would compute many more columns
     // than N and four of them cover it (N = 17: 24 columns, not 32; Zen 4, 1000×17×333,
     // paired over 14 rows × 2 zmm: 1.24x).
-    if (t.zmm_in_halves && half_width_pays(w.n, vec / 2, vec) && w.n <= 4 * (vec / 2))
-      g.vec = vec / 2, g.nr = int((w.n + g.vec - 1) / g.vec) * g.vec;
-    if (!t.avx512) {
-      int64_t fewest = 0;
-      for (int nv = 1; nv <= 4; ++nv) {
-        const int64_t computed = (w.n + nv * vec - 1) / (nv * vec) * (nv * vec);
-        if (fewest == 0 || computed <= fewest) fewest = computed, g.nr = nv * vec;
-      }
-    }
+    if (t.zmm_in_halves && half_width_pays(w.n, vec / 2, vec) && w.n <= 4 * (vec / 2)) g.vec = vec / 2;
+    g.nr = int(columns_computed(w.n, g.vec));
+    if (!t.avx512) g.nr = vectors_computing_fewest(w.n, vec, 1, 4) * vec;
     const int nv = g.nr / g.vec;
     g.mr = 1;
     for (int mr : knob(space, "mr").values)
@@ -150,8 +150,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   const int64_t floats = w.m * w.k + w.k * w.n + w.m * w.n;
   if (t.avx512 && !w.trans_b && !narrow && w.m > 8 && floats * int64_t(sizeof(float)) <= t.l2_bytes) {
     g.pack_b = false, g.prefetch_c = 0;
-    if (g.mr == 6 && g.nr == 4 * vec && w.m % 6 != 0 && w.m % 4 == 0) g.mr = 4;
-    g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
+    if (g.mr == 6 && g.nr == 4 * vec && w.m % 6 != 0 && w.m % 4 == 0)
+      g.mr = 4, g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
   }
   // Enough tiles along M for every thread, else split N.
   const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
