@@ -365,6 +365,23 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(2048, 2048, 2048), "6x64/16 packed");
 }
 
+// Long K on packed B (AVX-512): K blocks whose rows of A fill at most half of L1, even ones.
+TEST(DefaultRule, KBlocksFollowL1) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  auto blocks = [&t](int64_t l1d, int64_t m, int64_t n, int64_t k) {
+    t.l1d_bytes = l1d;
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
+    EXPECT_LE(int64_t(g.mr) * g.kc * 4, l1d / 2) << m << "x" << n << "x" << k;
+    return "kc=" + std::to_string(g.kc) + " nc=" + std::to_string(g.nc);
+  };
+  EXPECT_EQ(blocks(48 * 1024, 2048, 2048, 2048), "kc=1024 nc=1024");
+  EXPECT_EQ(blocks(48 * 1024, 512, 3072, 768), "kc=768 nc=1024");
+  EXPECT_EQ(blocks(48 * 1024, 196, 256, 2304), "kc=768 nc=1024");
+  EXPECT_EQ(blocks(32 * 1024, 2048, 2048, 2048), "kc=512 nc=1024");
+  EXPECT_EQ(blocks(32 * 1024, 512, 3072, 768), "kc=384 nc=1024");
+}
+
 TEST(DefaultRule, GivesValidConfigs) {
   for (const Workload& w : default_rule_workloads()) {
     const Space space = gemm_space(w, host());
