@@ -160,13 +160,14 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // Worth it once a tile runs long enough to hide a fetch of C from memory.
   g.prefetch_c = std::min<int64_t>(w.k, g.kc) >= 128 ? 1 : 0;
   // A, B and C together in L2 on AVX-512: nothing to hide — B read where it lies, C not
-  // fetched ahead — and rows of 4 where M is a multiple of 4 but not of 6, so that no edge
-  // tile runs (Zen 4, paired against LIBXSMM: 256³ 0.967 -> 1.005, 128³ 0.982 -> 1.007, 64³
-  // 0.983 -> 1.012; rows of 4 alone: +0.5–1%).
+  // fetched ahead (Zen 4, paired against LIBXSMM: 256³ 0.967 -> 1.005, 128³ 0.982 -> 1.007,
+  // 64³ 0.983 -> 1.012). Rows of 4 where M is a multiple of 4 but not of 6, so that no edge
+  // tile runs: +0.5–1% of that on Zen 4; with full-width zmm units (Zen 5) only where K is
+  // short — 64³ +1%, but 128³ and 256³ 10% slower than rows of 6 (paired, three runs).
   const int64_t floats = w.m * w.k + w.k * w.n + w.m * w.n;
   if (t.avx512 && !w.trans_b && !narrow && w.m > 8 && floats * int64_t(sizeof(float)) <= t.l2_bytes) {
     g.pack_b = false, g.prefetch_c = 0;
-    if (g.mr == 6 && g.nr == 4 * vec && w.m % 6 != 0 && w.m % 4 == 0)
+    if (g.mr == 6 && g.nr == 4 * vec && w.m % 6 != 0 && w.m % 4 == 0 && (t.zmm_in_halves || w.k <= 64))
       g.mr = 4, g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
   }
   // Enough tiles along M for every thread, else split N.

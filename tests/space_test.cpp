@@ -362,6 +362,7 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(96, 96, 96), "6x48/16");
   EXPECT_EQ(tile(160, 160, 160), "12x32/16");
   EXPECT_EQ(tile(64, 64, 64), "4x64/16");
+  EXPECT_EQ(tile(256, 256, 256), host().zmm_in_halves ? "4x64/16" : "6x64/16");
   EXPECT_EQ(tile(2048, 2048, 2048), "6x64/16 packed");
 }
 
