@@ -29,7 +29,7 @@
 namespace livetune::cli {
 namespace {
 
-constexpr size_t kFinalists = 5;  // measured against the peers
+constexpr int64_t kFinalists = 5;  // measured against the peers, unless --finalists says
 
 std::vector<std::string> peers_to_run(const Args& args) {
   if (!args.has("peers")) return {"openblas", "onednn", "onednn_packed", "libxsmm", "eigen"};
@@ -50,13 +50,15 @@ std::vector<std::string> peers_to_run(const Args& args) {
 
 int cmd_bench(const std::vector<std::string>& argv) {
   auto valued = kWorkloadValued;
-  valued.insert({"threads", "config", "search", "peers", "seed"});
+  valued.insert({"threads", "config", "search", "peers", "seed", "finalists"});
   auto switches = kWorkloadSwitches;
   switches.insert({"json", "constant-b"});
   Args args(argv, switches, valued);
   const Workload w = workload_from(args);
   const int threads = int(args.get_int("threads", 1));
   if (threads < 1) throw std::invalid_argument("--threads: expected at least 1");
+  const int64_t finalists = args.get_int("finalists", kFinalists);
+  if (finalists < 1) throw std::invalid_argument("--finalists: expected at least 1");
 
   // 1. Compile and validate every variant on one thread, as the runtime's background compiler
   // does, so that compile_ms is the latency of one variant and not a share of a busy machine.
@@ -116,7 +118,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
     const float* bp = prepacked_b(k);
     return [&exec, &data, &k, c, bp] { exec.run(k, k.workload.m, data.a(), data.b(), data.bias(), c, bp); };
   };
-  const std::vector<KernelPtr> screened = rank_kernels(kernels, data.c_init(), call, kFinalists);
+  const std::vector<KernelPtr> screened = rank_kernels(kernels, data.c_init(), call, size_t(finalists));
   std::vector<Floats> outputs(screened.size(), data.c_init());
 
   // 3. Finalists, peers and the read-bandwidth probe, interleaved, each writing its own copy of C.
@@ -187,8 +189,13 @@ int cmd_bench(const std::vector<std::string>& argv) {
         .field("threads", threads)
         .field("constant_b", constant_b)
         .field("best_config", best_config)
-        .field("gflops", gflops)
-        .begin_object("peers");
+        .field("gflops", gflops);
+    // Every finalist, measured interleaved with the others: `--search exhaustive` over one knob
+    // is then a paired comparison of its values.
+    j.begin_array("finalists");
+    for (size_t i = 0; i < screened.size(); ++i)
+      j.begin_object().field("config", screened[i]->config.text()).field("gflops", w.flops() / m[i].median_s / 1e9).end_object();
+    j.end_array().begin_object("peers");
     for (const PeerResult& p : peer_results) j.field(p.name, p.gflops);
     j.end_object();
     if (best_peer.empty()) j.null_field("best_peer").null_field("ratio_to_best_peer");

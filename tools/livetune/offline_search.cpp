@@ -45,7 +45,15 @@ std::vector<Config> configs_to_try(const Workload& w, int threads, const std::st
   if (search == "exhaustive") return space.enumerate(config, kExhaustiveLimit);
   if (!config.empty()) {
     if (!search.empty()) throw std::invalid_argument("--config with --search: only with --search exhaustive");
-    return {space.parse(config)};
+    // Several configs, separated by ';', to measure side by side.
+    std::vector<Config> listed;
+    for (size_t start = 0; start <= config.size();) {
+      const size_t end = std::min(config.find(';', start), config.size());
+      if (config.find_first_not_of(' ', start) < end) listed.push_back(space.parse(config.substr(start, end - start)));
+      start = end + 1;
+    }
+    if (listed.empty()) throw std::invalid_argument("--config: expected a config, got '" + config + "'");
+    return listed;
   }
   std::vector<Config> configs{default_gemm_config(w, Target::host(), threads)};
   if (search.empty()) return configs;
@@ -93,7 +101,7 @@ std::vector<KernelPtr> rank_kernels(const std::vector<KernelPtr>& kernels, const
     ref_before = ref_after;
   }
   std::sort(ranked.begin(), ranked.end(), faster);
-  ranked.resize(std::min(ranked.size(), kRunnersUp));
+  ranked.resize(std::min(ranked.size(), std::max(kRunnersUp, keep)));
   // The reference is kept throughout: the default config must not be lost to a noisy screen
   // (at 64³ the finalists once were five variants 13% slower than it).
   const auto keep_reference = [&] {

@@ -12,7 +12,7 @@
 
 namespace livetune::cli {
 
-// `search`: empty, random:N or exhaustive; `config`: one config's text, or with exhaustive
+// `search`: empty, random:N or exhaustive; `config`: configs' texts separated by ';', or with exhaustive
 // the knobs to hold (empty: none). The default config first (unless a config or an
 // exhaustive search choose), then the search's.
 std::vector<Config> configs_to_try(const Workload& w, int threads, const std::string& search, const std::string& config,
