@@ -136,6 +136,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   }
   g.unroll = 4;
   g.order = LoopOrder::nkm;
+  bool streams_b = false;  // bandwidth-bound: B read once, from memory
   if (!g.pack_b && w.m <= 16 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
     // Bandwidth-bound: B read once, each tile fetching the lines of the tile to its right
     // ahead. One row of A: a few rows of B per block, each a stream read ahead along the
@@ -147,15 +148,21 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     //   On Zen 3 (AVX2) short blocks win for all these Ms: at 8×4096×4096, tiles of 4×16 over
     // blocks of 8 rows of B, read 128 floats ahead along them, A packed, reached 1.3-1.4x the
     // long K blocks and 1.4x OpenBLAS (paired in one process); one row of A reads 64 ahead.
+    // From 5 rows on, tiles four vectors wide: 3 rows, or 2 where M is even and not a multiple
+    // of 3 (no edge tile). Zen 3, N = K = 4096, over 4×16 (paired; M = 8 three runs): M = 5
+    // 1.30x, 6 1.37x, 7 1.22x, 8 1.09–1.16x, 12 1.18x, 16 1.17x; M = 4 keeps 4×16 (2×32: 0.93x).
     g.order = LoopOrder::knm;
-    if (w.m == 1)
+    if (w.m == 1) {
       g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n), g.prefetch_n = t.avx512 ? 128 : 64;
-    else if (t.avx512)
+    } else if (t.avx512) {
       g.kc = 256, g.prefetch_n = 64;
-    else
-      g.mr = int(std::min<int64_t>(4, w.m)), g.nr = 2 * vec, g.kc = 8, g.nc = 768, g.prefetch_n = 128, g.unroll = 8,
-      g.pack_a = true, g.order = LoopOrder::mkn;
+    } else {
+      g.mr = int(std::min<int64_t>(4, w.m)), g.nr = 2 * vec;
+      if (w.m >= 5) g.mr = w.m % 2 == 0 && w.m % 3 != 0 ? 2 : 3, g.nr = 4 * vec;
+      g.kc = 8, g.nc = 768, g.prefetch_n = 128, g.unroll = 8, g.pack_a = g.mr <= w.least_m(), g.order = LoopOrder::mkn;
+    }
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
+    streams_b = true;
   }
   // Worth it once a tile runs long enough to hide a fetch of C from memory.
   g.prefetch_c = std::min<int64_t>(w.k, g.kc) >= 128 ? 1 : 0;
@@ -170,9 +177,11 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (g.mr == 6 && g.nr == 4 * vec && w.m % 6 != 0 && w.m % 4 == 0 && (t.zmm_in_halves || w.k <= 64))
       g.mr = 4, g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
   }
-  // Enough tiles along M for every thread, else split N.
+  // Enough tiles along M for every thread, else split N. B streamed from memory: split N, so
+  // that each thread reads its share of B, not all of it (Zen 3, 8×4096×4096 on 2 threads,
+  // 2×32 tiles: 1.25x over splitting M).
   const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
-  g.split = m_tiles >= 2 * threads || threads == 1 ? Split::m : Split::n;
+  g.split = threads == 1 || (m_tiles >= 2 * threads && !streams_b) ? Split::m : Split::n;
   Config c = g.to_config(t);
   if (!space.valid(c)) throw std::logic_error("default rule gave an invalid config: " + c.text());
   return c;
