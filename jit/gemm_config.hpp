@@ -46,7 +46,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 14;
+inline constexpr int kGemmTemplateVersion = 15;
 
 Space gemm_space(const Workload& w, const Target& t);
 

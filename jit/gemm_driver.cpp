@@ -113,9 +113,21 @@ class Walk {
       if (nb % nr) run_tile(ic, 0, mr, jc + whole * nr, nb % nr, b_panel(pc, kb, jc + whole * nr, whole * nr), 1);
     } else if (g_.tiles == TileOrder::nm) {
       const int64_t whole = mb / mr, edge_rows = mb % mr;
-      const int64_t group =
-          k_.epilogue && pc + kb == w_.k ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
-      for (int64_t jr = 0; jr < nb; jr += nr) {
+      const bool epilogue = k_.epilogue && pc + kb == w_.k;
+      const int64_t group = epilogue ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
+      // Without an epilogue, the whole panels in one call per band of tiles: the edge band then
+      // reads the block of B after all of the others, so only where that block is small
+      // (from L2, not L3).
+      constexpr int64_t kEdgeSweepFloats = 32 * 1024;
+      int64_t jr = 0;
+      if (!epilogue && nb / nr > 1 && (edge_rows == 0 || kb * nb <= kEdgeSweepFloats)) {
+        const int64_t panels = nb / nr;
+        const float* b_tile = b_panel(pc, kb, jc, 0);
+        if (whole > 0) run_tile(ic, 0, mr, jc, nr, b_tile, whole, panels);
+        if (edge_rows > 0) run_tile(ic + whole * mr, whole * mr, edge_rows, jc, nr, b_tile, 1, panels);
+        jr = panels * nr;
+      }
+      for (; jr < nb; jr += nr) {
         const int64_t col = jc + jr, cols = std::min(nr, nb - jr);
         const float* b_tile = b_panel(pc, kb, col, jr);
         for (int64_t t = 0; t < whole; t += group)
@@ -142,13 +154,13 @@ class Walk {
   // past the end of the columns moves left to end at the last one and leaves the columns
   // before `col` alone.
   void run_tile(int64_t row, int64_t ir, int64_t rows, int64_t col, int64_t cols, const float* b_tile,
-                int64_t count) {
+                int64_t count, int64_t panels = 1) {
     const auto [pc, kb] = blk_[K];
     const float* a_tile = this->a_tile(row, ir, rows);
     const int64_t left = edge_moves_left_ && cols < g_.nr && col + cols == hi_[N] ? g_.nr - cols : 0;
     if (rows == g_.mr || k_.edge_tiles[size_t(rows)]) {
       const TileFn tile = rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
-      tile(a_tile, b_tile - left, args_.c + row * w_.ldc + col - left, kb, pc == 0, cols + left, left, count);
+      tile(a_tile, b_tile - left, args_.c + row * w_.ldc + col - left, kb, pc == 0, cols + left, left, count, panels);
     } else {
       // A remainder of a bucket of M without a tile of its own: the tiles of its binary
       // digits, one below the other.
@@ -157,7 +169,7 @@ class Walk {
         if (!(rows & part)) continue;
         k_.edge_tiles[size_t(part)](a_tile + done * a_row, b_tile - left,
                                     args_.c + (row + done) * w_.ldc + col - left, kb, pc == 0, cols + left, left,
-                                    1);
+                                    1, panels);
         done += part;
       }
     }
@@ -175,7 +187,7 @@ class Walk {
   void run_tile_row(int64_t row, int64_t col, int64_t count) {
     const auto [pc, kb] = blk_[K];
     k_.tile(a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, args_.c + row * w_.ldc + col, kb, pc == 0, g_.nr, 0,
-            count);
+            count, 1);
     if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, g_.mr, g_.nr * count);
   }
 

@@ -13,10 +13,10 @@ namespace livetune {
 
 void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   use_width(s.vec);
-  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_});
+  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_, i64_});
   auto arg = f->arg_begin();
   llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++,
-              *count = arg++;
+              *count = arg++, *panels = arg++;
   const int nv = s.nr / W_;
   // Lanes of each vector of the tile's width read (B narrower than the tile) and written.
   auto lanes_read = [&] {
@@ -50,44 +50,49 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   // the default blocks, a short burst beside the tile's own misses; one line per tile of one
   // row and all tiles fetching, most lines past the panel, ran 15% slower at 512³).
   constexpr int64_t kNextPanelLines = 16;
-  llvm::Value *next_panel = nullptr, *panel_floats = nullptr;
-  if (s.next_panel) {
-    panel_floats = b_.CreateMul(kb, i64(s.nr));
-    next_panel = b_.CreateGEP(f32_, b, panel_floats);
-  }
-  ir::emit_for(b_, i64(0), count, 1, {{a, a_step}, {b, i64(b_step)}, {c, i64(c_step)}},
-               [&](llvm::Value* t, const std::vector<llvm::Value*>& at) {
-    llvm::Value *a_t = at[0], *b_t = at[1], *c_t = at[2];
-    // The next panel into L2 at the tile's start (at 2048×2048×1024, paired: +5–11% over
-    // nothing, +2–5% over one line per K step down the next panel from inside the K loop).
-    if (next_panel) {
-      llvm::Value* from = b_.CreateMul(t, i64(16 * kNextPanelLines));
-      ir::emit_if(b_, b_.CreateICmpSLT(from, panel_floats),
-                  [&] { prefetch_lines(b_.CreateGEP(f32_, next_panel, from), kNextPanelLines); });
-    }
-    std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
-    // C fetched before the K loop: by the update its lines have come from wherever they were
-    // (main memory, once C outgrows L3 between K blocks). Fetched 64 steps before the update
-    // (template v11) they had not: 2048³ ran 10–12% slower, 1024³ and 512×3072×768 9%. The
-    // row's last float too: a C from malloc is 16-byte aligned and its rows straddle lines.
-    if (s.prefetch_c)
-      for (int r = 0; r < s.rows; ++r) {
-        llvm::Value* row = f32_ptr(c_t, int64_t(r) * s.ldc);
-        prefetch_vectors(row, nv, false, 2);
-        prefetch_vectors(f32_ptr(row, s.nr - 1), 1, false, 2);
+  llvm::Value* panel_floats = b_.CreateMul(kb, i64(s.nr));
+  // `panels` columns of such tiles side by side (whole panels), one call for all: on short K
+  // blocks the call per panel was a large part of the time (Zen 3, 8×4096×4096 on 2×32 tiles
+  // over blocks of 8 rows: 1.09x, median of six runs alternated with a call per panel).
+  llvm::Value* panel_step = s.pack_b ? panel_floats : i64(s.nr);
+  ir::emit_for(b_, i64(0), panels, 1, {{b, panel_step}, {c, i64(s.nr)}},
+               [&](llvm::Value*, const std::vector<llvm::Value*>& panel) {
+    llvm::Value *b_q = panel[0], *c_q = panel[1];
+    llvm::Value* next_panel = s.next_panel ? b_.CreateGEP(f32_, b_q, panel_floats) : nullptr;
+    ir::emit_for(b_, i64(0), count, 1, {{a, a_step}, {b_q, i64(b_step)}, {c_q, i64(c_step)}},
+                 [&](llvm::Value* t, const std::vector<llvm::Value*>& at) {
+      llvm::Value *a_t = at[0], *b_t = at[1], *c_t = at[2];
+      // The next panel into L2 at the tile's start (at 2048×2048×1024, paired: +5–11% over
+      // nothing, +2–5% over one line per K step down the next panel from inside the K loop).
+      if (next_panel) {
+        llvm::Value* from = b_.CreateMul(t, i64(16 * kNextPanelLines));
+        ir::emit_if(b_, b_.CreateICmpSLT(from, panel_floats),
+                    [&] { prefetch_lines(b_.CreateGEP(f32_, next_panel, from), kNextPanelLines); });
       }
-    emit_k_loop(s, a_t, b_t, kb, loads, acc);
-    if (cheap_masks_) {
-      emit_store_tile(s, c_t, is_first, stores, acc);
-    } else {
-      // Whole tiles (all but the N edge) store whole vectors; the edge, emit_store_edge.
-      llvm::Value* whole = b_.CreateICmpSGE(cols, i64(s.nr));
-      if (!s.pack_b) whole = b_.CreateAnd(whole, b_.CreateICmpSLE(skip_cols, i64(0)));
-      const std::vector<llvm::Value*> unmasked(size_t(nv), nullptr);
-      ir::emit_if(b_, whole, [&] { emit_store_tile(s, c_t, is_first, unmasked, acc); });
-      ir::emit_if(b_, b_.CreateNot(whole), [&] { emit_store_edge(s, c_t, is_first, skip_cols, cols, acc); });
-    }
-  }, "tiles");
+      std::vector<llvm::Value*> acc(size_t(s.rows * nv), llvm::ConstantAggregateZero::get(vec_));
+      // C fetched before the K loop: by the update its lines have come from wherever they were
+      // (main memory, once C outgrows L3 between K blocks). Fetched 64 steps before the update
+      // (template v11) they had not: 2048³ ran 10–12% slower, 1024³ and 512×3072×768 9%. The
+      // row's last float too: a C from malloc is 16-byte aligned and its rows straddle lines.
+      if (s.prefetch_c)
+        for (int r = 0; r < s.rows; ++r) {
+          llvm::Value* row = f32_ptr(c_t, int64_t(r) * s.ldc);
+          prefetch_vectors(row, nv, false, 2);
+          prefetch_vectors(f32_ptr(row, s.nr - 1), 1, false, 2);
+        }
+      emit_k_loop(s, a_t, b_t, kb, loads, acc);
+      if (cheap_masks_) {
+        emit_store_tile(s, c_t, is_first, stores, acc);
+      } else {
+        // Whole tiles (all but the N edge) store whole vectors; the edge, emit_store_edge.
+        llvm::Value* whole = b_.CreateICmpSGE(cols, i64(s.nr));
+        if (!s.pack_b) whole = b_.CreateAnd(whole, b_.CreateICmpSLE(skip_cols, i64(0)));
+        const std::vector<llvm::Value*> unmasked(size_t(nv), nullptr);
+        ir::emit_if(b_, whole, [&] { emit_store_tile(s, c_t, is_first, unmasked, acc); });
+        ir::emit_if(b_, b_.CreateNot(whole), [&] { emit_store_edge(s, c_t, is_first, skip_cols, cols, acc); });
+      }
+    }, "tiles");
+  }, "panels");
   b_.CreateRetVoid();
 }
 

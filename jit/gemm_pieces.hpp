@@ -15,11 +15,12 @@ namespace livetune {
 
 // C(tile) = A(tile)·B(tile) over kb steps, + beta·C on the first K block and + C after it,
 // for `count` tiles one below the other (rows·count rows; packed A: the next panel), or with
-// TileSpec::sweep_n side by side (nr·count columns of B read in place; whole tiles). Only
-// columns [skip_cols, cols) are written (cols < nr at the N edge of packed B; skip_cols > 0
-// at the N edge of B read in place, where the tile moves left to end at the last column).
+// TileSpec::sweep_n side by side (nr·count columns of B read in place; whole tiles); all that
+// for `panels` panels of B side by side (nr columns each; more than one only of whole tiles).
+// Only columns [skip_cols, cols) are written (cols < nr at the N edge of packed B; skip_cols
+// > 0 at the N edge of B read in place, where the tile moves left to end at the last column).
 using TileFn = void (*)(const float* a, const float* b, float* c, int64_t kb, int64_t first, int64_t cols,
-                        int64_t skip_cols, int64_t count);
+                        int64_t skip_cols, int64_t count, int64_t panels);
 // Copies rows [0, mb) × columns [0, kb) of A (from `src`) into panels of mr rows; the last
 // panel, if short, is moved up so that it holds mr real rows.
 using PackAFn = void (*)(const float* src, float* dst, int64_t mb, int64_t kb);
