@@ -153,6 +153,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // From 5 rows on, tiles four vectors wide: 3 rows, or 2 where M is even and not a multiple
     // of 3 (no edge tile). Zen 3, N = K = 4096, over 4×16 (paired; M = 8 three runs): M = 5
     // 1.30x, 6 1.37x, 7 1.22x, 8 1.09–1.16x, 12 1.18x, 16 1.17x; M = 4 keeps 4×16 (2×32: 0.93x).
+    // With one call per band (template v15) 4×16 lost less: M = 5 1.08x, 6 1.05x, 8 1.0–1.06x,
+    // 12 1.10x, 16 1.16x.
     g.order = LoopOrder::knm;
     if (w.m == 1) {
       g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n), g.prefetch_n = t.avx512 ? 128 : 64;
