@@ -40,6 +40,11 @@ Target detect_host() {
   t.avx512 = t.has("avx512f") && t.has("avx512vl") && t.has("avx512bw") && t.has("avx512dq");
   t.amx = t.has("amx-tile");
   t.zmm_in_halves = t.avx512 && t.cpu == "znver4";
+  // CPUID's vendor: LLVM's CPU name may be a guess (a Sapphire Rapids guest read "rocketlake").
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  t.intel = __builtin_cpu_is("intel");
+#endif
   t.cores = int(std::max(1u, std::thread::hardware_concurrency()));
   t.l1d_bytes = cache_bytes(1, _SC_LEVEL1_DCACHE_SIZE, t.l1d_bytes);
   t.l2_bytes = cache_bytes(2, _SC_LEVEL2_CACHE_SIZE, t.l2_bytes);
@@ -92,7 +97,7 @@ std::string Target::fingerprint() const {
 
 std::string Target::describe() const {
   std::ostringstream s;
-  s << "triple " << triple << ", cpu " << cpu << ", " << cores << " cores, L1d " << l1d_bytes / 1024 << " KiB, L2 "
+  s << "triple " << triple << ", cpu " << cpu << (intel ? " (Intel)" : "") << ", " << cores << " cores, L1d " << l1d_bytes / 1024 << " KiB, L2 "
     << l2_bytes / 1024 << " KiB, L3 " << l3_bytes / 1024 << " KiB, ISA "
     << (avx512 ? "AVX-512" : avx2 ? "AVX2" : "generic") << (amx ? " + AMX" : "");
   return s.str();

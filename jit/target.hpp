@@ -15,6 +15,9 @@ struct Target {
   bool avx512 = false;  // avx512f + avx512vl + avx512bw + avx512dq
   // 512-bit operations run as two 256-bit halves (Zen 4): a zmm FMA costs two ymm FMAs.
   bool zmm_in_halves = false;
+  // An Intel core: some default rules differ by vendor where the same knob measured opposite
+  // ways (e.g. how far down B's columns a tile may walk when B streams from memory).
+  bool intel = false;
   bool amx = false;
   int cores = 1;
   int64_t l1d_bytes = 32 * 1024;

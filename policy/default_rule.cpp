@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <vector>
 
 #include "jit/gemm_config.hpp"
 
@@ -143,10 +144,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // Bandwidth-bound: B read once, each tile fetching the lines of the tile to its right
     // ahead. One row of A: a few rows of B per block, each a stream read ahead along the
     // whole row (N in one block: 4–5% over blocks of 1536 at 1×4096×4096, as eight long
-    // streams instead of many short runs). More rows: long K blocks, down which a tile walks
-    // while the next one's lines come into L2 — at 8×4096×4096 1.2x the lines some rows down
-    // its own columns, and 1.1–1.6x short blocks for M = 4..16 (their C update per 8 rows of K
-    // costs as much as the FMAs).
+    // streams instead of many short runs). More rows, on Zen 5: long K blocks, down which a
+    // tile walks while the next one's lines come into L2 — at 8×4096×4096 1.2x the lines some
+    // rows down its own columns, and 1.1–1.6x short blocks for M = 4..16 (their C update per 8
+    // rows of K costs as much as the FMAs). On Intel short blocks win (below).
     //   On Zen 3 (AVX2) short blocks win for all these Ms: at 8×4096×4096, tiles of 4×16 over
     // blocks of 8 rows of B, read 128 floats ahead along them, A packed, reached 1.3-1.4x the
     // long K blocks and 1.4x OpenBLAS (paired in one process); one row of A reads 64 ahead.
@@ -158,8 +159,23 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.order = LoopOrder::knm;
     if (w.m == 1) {
       g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n), g.prefetch_n = t.avx512 ? 128 : 64;
-    } else if (t.avx512) {
+    } else if (t.avx512 && !t.intel) {
       g.kc = 256, g.prefetch_n = 64;
+    } else if (t.avx512) {
+      // On Intel (Sapphire Rapids class), walking far down B's columns is 2.3–4.2x slower than
+      // blocks of 32 rows read along (paired, N = K = 4096, M = 2..16; kc 128 already halves
+      // the speed, kc 8 is 6% slower than 16–32: its C update). Two vectors wide, all rows in
+      // one tile up to 12 (M = 8: 8×32 1.08x 8×48, 1.16x 4×64; M = 12: 12×32 1.08x 6×64),
+      // else the fewest tiles, of even heights (M = 9: 5×32 1.05x 8×32 and its edge row).
+      // 8×4096×4096: 2.9–3.4x kc = 256, at 1.2x the read probe's roof.
+      const std::vector<int>& heights = knob(space, "mr").values;
+      int tallest = 1;
+      for (int mr : heights)
+        if (mr <= std::min<int64_t>(w.m, 12)) tallest = std::max(tallest, mr);
+      const int64_t tiles = (w.m + tallest - 1) / tallest, rows = (w.m + tiles - 1) / tiles;
+      g.mr = tallest, g.nr = 2 * vec, g.kc = 32, g.prefetch_n = 128;
+      for (int mr : heights)
+        if (mr >= rows) g.mr = std::min(g.mr, mr);
     } else {
       g.mr = int(std::min<int64_t>(4, w.m)), g.nr = 2 * vec;
       if (w.m >= 5) g.mr = w.m % 2 == 0 && w.m % 3 != 0 ? 2 : 3, g.nr = 4 * vec;

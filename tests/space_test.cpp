@@ -405,6 +405,30 @@ TEST(DefaultRule, FewRowsStreamBInWideTilesOnAvx2) {
   EXPECT_EQ(tile(16, 2), "2x32 split n");
 }
 
+// A few rows streaming B from memory on Intel AVX-512: blocks of 32 rows of B, tiles two
+// vectors wide holding all rows up to 12, else the fewest tiles of even heights; Zen 5 keeps
+// long K blocks.
+TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
+  Target t;
+  t.avx2 = t.avx512 = t.intel = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 2048 * 1024;
+  auto tile = [&t](int64_t m, int threads) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, 4096, 4096), t, threads));
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+           (g.split == Split::n ? " split n" : "");
+  };
+  EXPECT_EQ(tile(2, 1), "2x32 kc=32");
+  EXPECT_EQ(tile(8, 1), "8x32 kc=32");
+  EXPECT_EQ(tile(9, 1), "5x32 kc=32");
+  EXPECT_EQ(tile(12, 1), "12x32 kc=32");
+  EXPECT_EQ(tile(13, 1), "7x32 kc=32");
+  EXPECT_EQ(tile(16, 1), "8x32 kc=32");
+  EXPECT_EQ(tile(8, 2), "8x32 kc=32 split n");
+  EXPECT_EQ(tile(1, 1), "1x64 kc=8");
+  t.intel = false;
+  EXPECT_EQ(tile(8, 1), "8x48 kc=256");
+}
+
 TEST(DefaultRule, GivesValidConfigs) {
   for (const Workload& w : default_rule_workloads()) {
     const Space space = gemm_space(w, host());

@@ -64,5 +64,15 @@ TEST(TargetHost, CacheSizesGrowWithTheLevel) {
   EXPECT_LT(t.l2_bytes, t.l3_bytes);
 }
 
+// The vendor as the kernel reads it from CPUID.
+TEST(TargetHost, IntelMatchesTheVendorInProcCpuinfo) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, vendor;
+  while (vendor.empty() && std::getline(in, line))
+    if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 1);
+  if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo";
+  EXPECT_EQ(Target::host().intel, vendor.find("GenuineIntel") != std::string::npos) << vendor;
+}
+
 }  // namespace
 }  // namespace livetune
