@@ -385,24 +385,38 @@ TEST(DefaultRule, KBlocksFollowL1) {
   EXPECT_EQ(blocks(32 * 1024, 512, 3072, 768), "kc=384 nc=1024");
 }
 
+// The default tile, K block and split for M rows against a B of 4096 × 4096 (larger than any
+// L2) on a number of threads.
+struct StreamingTile {
+  int64_t m;
+  int threads;
+  std::string want;
+};
+
+void expect_streaming_tiles(const Target& t, const std::vector<StreamingTile>& cases) {
+  for (const StreamingTile& c : cases) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(c.m, 4096, 4096), t, c.threads));
+    EXPECT_EQ(std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+                  (g.split == Split::n ? " split n" : ""),
+              c.want)
+        << "M = " << c.m << ", threads " << c.threads;
+  }
+}
+
 // A few rows streaming B from memory on AVX2: tiles four vectors wide from 5 rows on (3 rows,
 // or 2 where that leaves no edge tile), and two threads share N, each reading half of B.
 TEST(DefaultRule, FewRowsStreamBInWideTilesOnAvx2) {
   Target t;
   t.avx2 = true;
   t.l2_bytes = 512 * 1024;
-  auto tile = [&t](int64_t m, int threads) {
-    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, 4096, 4096), t, threads));
-    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + (g.split == Split::n ? " split n" : "");
-  };
-  EXPECT_EQ(tile(4, 1), "4x16");
-  EXPECT_EQ(tile(5, 1), "3x32");
-  EXPECT_EQ(tile(6, 1), "3x32");
-  EXPECT_EQ(tile(8, 1), "2x32");
-  EXPECT_EQ(tile(12, 1), "3x32");
-  EXPECT_EQ(tile(16, 1), "2x32");
-  EXPECT_EQ(tile(8, 2), "2x32 split n");
-  EXPECT_EQ(tile(16, 2), "2x32 split n");
+  expect_streaming_tiles(t, {{4, 1, "4x16 kc=8"},
+                             {5, 1, "3x32 kc=8"},
+                             {6, 1, "3x32 kc=8"},
+                             {8, 1, "2x32 kc=8"},
+                             {12, 1, "3x32 kc=8"},
+                             {16, 1, "2x32 kc=8"},
+                             {8, 2, "2x32 kc=8 split n"},
+                             {16, 2, "2x32 kc=8 split n"}});
 }
 
 // A few rows streaming B from memory on Intel AVX-512: blocks of 32 rows of B, tiles two
@@ -412,21 +426,16 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
   Target t;
   t.avx2 = t.avx512 = t.intel = true;
   t.l1d_bytes = 48 * 1024, t.l2_bytes = 2048 * 1024;
-  auto tile = [&t](int64_t m, int threads) {
-    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, 4096, 4096), t, threads));
-    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
-           (g.split == Split::n ? " split n" : "");
-  };
-  EXPECT_EQ(tile(2, 1), "2x32 kc=32");
-  EXPECT_EQ(tile(8, 1), "8x32 kc=32");
-  EXPECT_EQ(tile(9, 1), "5x32 kc=32");
-  EXPECT_EQ(tile(12, 1), "12x32 kc=32");
-  EXPECT_EQ(tile(13, 1), "7x32 kc=32");
-  EXPECT_EQ(tile(16, 1), "8x32 kc=32");
-  EXPECT_EQ(tile(8, 2), "8x32 kc=32 split n");
-  EXPECT_EQ(tile(1, 1), "1x64 kc=8");
+  expect_streaming_tiles(t, {{1, 1, "1x64 kc=8"},
+                             {2, 1, "2x32 kc=32"},
+                             {8, 1, "8x32 kc=32"},
+                             {9, 1, "5x32 kc=32"},
+                             {12, 1, "12x32 kc=32"},
+                             {13, 1, "7x32 kc=32"},
+                             {16, 1, "8x32 kc=32"},
+                             {8, 2, "8x32 kc=32 split n"}});
   t.intel = false;
-  EXPECT_EQ(tile(8, 1), "8x48 kc=256");
+  expect_streaming_tiles(t, {{8, 1, "8x48 kc=256"}});
 }
 
 TEST(DefaultRule, GivesValidConfigs) {
