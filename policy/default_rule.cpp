@@ -101,7 +101,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // rows reuse it: masked loads and the moved N-edge tile are slow there (Zen 3, paired:
   // 1000×17×333 1.38x, 600×70×500 1.24x, 1000×40×300 1.13x; 100³, a 5% packing cost, not).
   // So is a ymm tile's B on AVX-512 (Zen 4, 1000×17×333 paired: 1.06x).
-  g.pack_b = w.trans_b || (w.ldb >= 256 && w.m > 16) ||
+  // On Intel AVX-512 up to 48 rows stream B from memory in short blocks (below) instead.
+  const int64_t streaming_rows = t.avx512 && t.intel ? 48 : 16;
+  g.pack_b = w.trans_b || (w.ldb >= 256 && w.m > streaming_rows) ||
              ((!t.avx512 || g.vec != vec) && w.m >= 128 && w.n % g.nr != 0);
   // Wide B on AVX2: A packed, N in one block of 2048. Rows of A read in place sat lda apart,
   // often a multiple of 4 KiB: all the tile's rows in one L1 set beside the B panel's lines,
@@ -140,7 +142,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   }
   g.order = LoopOrder::nkm;
   bool streams_b = false;  // bandwidth-bound: B read once, from memory
-  if (!g.pack_b && w.m <= 16 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
+  if (!g.pack_b && w.m <= streaming_rows && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
     // Bandwidth-bound: B read once, each tile fetching the lines of the tile to its right
     // ahead. One row of A: a few rows of B per block, each a stream read ahead along the
     // whole row (N in one block: 4–5% over blocks of 1536 at 1×4096×4096, as eight long
@@ -167,7 +169,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // the speed, kc 8 is 6% slower than 16–32: its C update). Two vectors wide, all rows in
       // one tile up to 12 (M = 8: 8×32 1.08x 8×48, 1.16x 4×64; M = 12: 12×32 1.08x 6×64),
       // else the fewest tiles, of even heights (M = 9: 5×32 1.05x 8×32 and its edge row).
-      // 8×4096×4096: 2.9–3.4x kc = 256, at 1.2x the read probe's roof.
+      // 8×4096×4096: 2.9–3.4x kc = 256, at 1.2x the read probe's roof; N × K 1024×4096,
+      // 4096×1024, 11008×4096: 3.4–3.7x; 3000×777 1.3x. Up to 48 rows this beats packing B
+      // (N = K = 4096: M = 24 1.6x, 32 1.3x, 48 1.3x; 64 1.04x, 96 1.14x, both under oneDNN).
       const std::vector<int>& heights = knob(space, "mr").values;
       int tallest = 1;
       for (int mr : heights)
