@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <ctime>
+#include <functional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -114,21 +116,56 @@ TEST(MeasureInterleaved, QuietWaitGivesUpWithinItsBudget) {
   EXPECT_LT(took, 5.0);  // budget 0.1 s plus the samples: far below this unless the wait is unbounded
 }
 
+// The CPU time the calling thread has used, by its own clock.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// A spin whose CPU time, by the spinning thread's own clock, is added to `busy` on every call
+// but the first (which cpu_wall_ratio makes untimed). The ratio over the test's own wall time
+// is then a lower bound of the process's CPU over the timed wall time, however much of the
+// machine other processes take.
+struct CountedSpin {
+  double busy = 0.0;
+  int calls = 0;
+  void operator()() {
+    const double t0 = thread_cpu_seconds();
+    spin(20);
+    if (calls++ > 0) busy += thread_cpu_seconds() - t0;
+  }
+};
+
+double wall_seconds_of(const std::function<void()>& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 TEST(CpuWallRatio, OneBusyThreadIsAboutOne) {
-  double ratio = cpu_wall_ratio([] { spin(20); }, 0.1);
+  CountedSpin work;
+  double ratio = 0.0;
+  const double wall = wall_seconds_of([&] { ratio = cpu_wall_ratio([&] { work(); }, 0.1); });
+  ASSERT_GT(work.busy, 0.0);
   EXPECT_LT(ratio, 1.25);
-  EXPECT_GT(ratio, 0.3);
+  EXPECT_GT(ratio, 0.9 * work.busy / wall);
 }
 
 TEST(CpuWallRatio, CountsOtherThreadsOfTheProcess) {
   // The caller only waits while a helper works: a per-thread clock would read about zero.
-  double ratio = cpu_wall_ratio(
-      [] {
-        std::thread helper([] { spin(20); });
-        helper.join();
-      },
-      0.1);
-  EXPECT_GT(ratio, 0.3);
+  CountedSpin work;
+  double ratio = 0.0;
+  const double wall = wall_seconds_of([&] {
+    ratio = cpu_wall_ratio(
+        [&] {
+          std::thread helper([&] { work(); });
+          helper.join();
+        },
+        0.1);
+  });
+  ASSERT_GT(work.busy, 0.0);
+  EXPECT_GT(ratio, 0.9 * work.busy / wall);
 }
 
 }  // namespace
