@@ -97,8 +97,8 @@ std::string Target::fingerprint() const {
 
 std::string Target::describe() const {
   std::ostringstream s;
-  s << "triple " << triple << ", cpu " << cpu << (intel ? " (Intel)" : "") << ", " << cores << " cores, L1d " << l1d_bytes / 1024 << " KiB, L2 "
-    << l2_bytes / 1024 << " KiB, L3 " << l3_bytes / 1024 << " KiB, ISA "
+  s << "triple " << triple << ", cpu " << cpu << (intel ? " (Intel)" : "") << ", " << cores << " cores, L1d "
+    << l1d_bytes / 1024 << " KiB, L2 " << l2_bytes / 1024 << " KiB, L3 " << l3_bytes / 1024 << " KiB, ISA "
     << (avx512 ? "AVX-512" : avx2 ? "AVX2" : "generic") << (amx ? " + AMX" : "");
   return s.str();
 }

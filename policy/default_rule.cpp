@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
-#include <vector>
 
 #include "jit/gemm_config.hpp"
 
@@ -172,14 +171,11 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // 8×4096×4096: 2.9–3.4x kc = 256, at 1.2x the read probe's roof; N × K 1024×4096,
       // 4096×1024, 11008×4096: 3.4–3.7x; 3000×777 1.3x. Up to 48 rows this beats packing B
       // (N = K = 4096: M = 24 1.6x, 32 1.3x, 48 1.3x; 64 1.04x, 96 1.14x, both under oneDNN).
-      const std::vector<int>& heights = knob(space, "mr").values;
       int tallest = 1;
-      for (int mr : heights)
+      for (int mr : knob(space, "mr").values)
         if (mr <= std::min<int64_t>(w.m, 12)) tallest = std::max(tallest, mr);
-      const int64_t tiles = (w.m + tallest - 1) / tallest, rows = (w.m + tiles - 1) / tiles;
-      g.mr = tallest, g.nr = 2 * vec, g.kc = 32, g.prefetch_n = 128;
-      for (int mr : heights)
-        if (mr >= rows) g.mr = std::min(g.mr, mr);
+      const int64_t tiles = (w.m + tallest - 1) / tallest;
+      g.mr = at_least(knob(space, "mr"), (w.m + tiles - 1) / tiles), g.nr = 2 * vec, g.kc = 32, g.prefetch_n = 128;
     } else {
       g.mr = int(std::min<int64_t>(4, w.m)), g.nr = 2 * vec;
       if (w.m >= 5) g.mr = w.m % 2 == 0 && w.m % 3 != 0 ? 2 : 3, g.nr = 4 * vec;
