@@ -54,8 +54,8 @@ Space gemm_space(const Workload& w, const Target& t);
 // one row of B and the broadcast A value (nv + 1 more) — or, where those do not fit and the
 // tile has fewer rows than vectors, every row's broadcast and one vector of B at a time
 // (mr + 1 more: the 3×32 tile on AVX2's 16 registers, LIBXSMM's for 64³).
-// On 32 registers two stay free: a tile holding 31 (14 rows × 2 vectors) had LLVM keep more
-// broadcasts live and spill accumulators in the K loop, and it ran slower than 12 × 2 in every
+// On 32 registers two stay free: a tile holding 31 (14 rows × 2 vectors) spilled accumulators
+// in the K loop (with loop strength reduction off, orc_engine.cpp), and ran slower than 12 × 2 in every
 // form measured (Zen 4, 1024³, against LIBXSMM/oneDNN: A in place 0.51–0.72 against
 // 0.81–0.98, A packed 0.76–0.87 against 0.96–1.02; Intel, 2048³: 64 against ~88 GFLOP/s) and
 // never faster (Zen 4, 1000×17×333 in place: even). AVX2's 16 may all be used: its 3×32 tile
