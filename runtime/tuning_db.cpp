@@ -2,10 +2,17 @@
 
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <system_error>
+#include <thread>
+#include <utility>
 
 #include "jit/gemm_config.hpp"
 #include "jit/log.hpp"
@@ -46,70 +53,94 @@ class Statement {
   bool ok_ = false;
 };
 
-bool exec(sqlite3* db, const char* sql, std::string* why) {
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
-  if (rc != SQLITE_OK && why) *why = message ? message : sqlite3_errstr(rc);
-  sqlite3_free(message);
-  return rc == SQLITE_OK;
+// Why a file could not be used, and so what to do about it: wait for another process's lock to
+// go, set a damaged or foreign file aside, or run without a file (a folder we cannot write, a
+// failing disk: renaming would not help, and could take a good file from other processes).
+enum class Failure { none, busy, damaged, other };
+
+Failure failure_of(int rc) {
+  switch (rc & 0xff) {  // the primary code: SQLITE_BUSY_RECOVERY etc. are busy too
+    case SQLITE_OK:
+    case SQLITE_ROW:
+    case SQLITE_DONE: return Failure::none;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return Failure::busy;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return Failure::damaged;
+    default: return Failure::other;
+  }
+}
+
+struct Opened {
+  sqlite3* db = nullptr;  // set when usable
+  Failure failure = Failure::none;
+  std::string why;
+};
+
+Opened failed(sqlite3* db, Failure failure, std::string why) {
+  sqlite3_close_v2(db);
+  return {nullptr, failure, std::move(why)};
+}
+
+Opened failed(sqlite3* db, int rc) {
+  std::string why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  return failed(db, failure_of(rc), std::move(why));
 }
 
 // Opens `path` and checks that it is a tuning database of this schema (making it one if it is
-// new). Empty: usable; else why not. sqlite3_close_v2: a connection closed while a statement
-// is still alive closes when the statement is finalised (sqlite3_close would fail and leak it).
-std::string try_open(const std::string& path, sqlite3** out) {
-  *out = nullptr;
+// new). sqlite3_close_v2: a connection closed while a statement is still alive closes when the
+// statement is finalised (sqlite3_close would fail and leak it).
+Opened try_open(const std::string& path, std::chrono::milliseconds patience) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    std::string why = db ? sqlite3_errmsg(db) : "cannot open";
-    sqlite3_close_v2(db);
-    return why;
-  }
-  sqlite3_busy_timeout(db, 2000);  // another process's write: wait for it, briefly
-  std::string why;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) return failed(db, rc);
+  sqlite3_busy_timeout(db, int(patience.count()));  // another process's write: wait for it, briefly
   // WAL lets several processes read while one writes; a damaged file fails here or below.
   // NORMAL: a commit is not synced to disk at once; a power cut may lose the last records of a
-  // cache, never corrupt it.
-  if (!exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", &why) || !exec(db, kSchema, &why)) {
-    sqlite3_close_v2(db);
-    return why;
-  }
-  Statement version(db, "SELECT value FROM meta WHERE key = 'schema_version';");
-  if (!version.ok()) {
-    sqlite3_close_v2(db);
-    return "unreadable meta table";
-  }
+  // cache, never corrupt it. The switch to WAL of a new file can fail busy without waiting
+  // (the busy handler is not called for every lock it takes): the caller retries.
+  for (const char* sql : {"PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", kSchema})
+    if ((rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr)) != SQLITE_OK) return failed(db, rc);
   const std::string ours = std::to_string(TuningDB::kSchemaVersion);
-  if (sqlite3_step(version.get()) == SQLITE_ROW) {
-    const std::string theirs = version.column_text(0);
-    if (theirs != ours) {
-      sqlite3_close_v2(db);
-      return "schema version " + theirs + ", this library writes " + ours;
-    }
-  } else {
-    Statement set(db, "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1);");
-    set.text(1, ours);
-    if (!set.ok() || sqlite3_step(set.get()) != SQLITE_DONE) {
-      sqlite3_close_v2(db);
-      return "cannot write the schema version";
+  {
+    Statement version(db, "SELECT value FROM meta WHERE key = 'schema_version';");
+    if (!version.ok()) return failed(db, Failure::damaged, "unreadable meta table");
+    rc = sqlite3_step(version.get());
+    if (rc == SQLITE_ROW && version.column_text(0) != ours)
+      return failed(db, Failure::damaged, "schema version " + version.column_text(0) + ", this library writes " + ours);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed(db, rc);
+    if (rc == SQLITE_DONE) {
+      Statement set(db, "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1);");
+      set.text(1, ours);
+      if (!set.ok()) return failed(db, Failure::damaged, "cannot write the schema version");
+      if ((rc = sqlite3_step(set.get())) != SQLITE_DONE) return failed(db, rc);
     }
   }
   Statement check(db, "PRAGMA quick_check;");
-  if (!check.ok() || sqlite3_step(check.get()) != SQLITE_ROW || check.column_text(0) != "ok") {
-    sqlite3_close_v2(db);
-    return "damaged (quick_check failed)";
-  }
-  *out = db;
-  return {};
+  if (!check.ok()) return failed(db, Failure::damaged, "cannot check the file");
+  rc = sqlite3_step(check.get());
+  if (rc != SQLITE_ROW) return failed(db, rc);
+  if (check.column_text(0) != "ok") return failed(db, Failure::damaged, "damaged (quick_check failed)");
+  return {db, Failure::none, {}};
 }
 
-// Renames the file (and its WAL side files) aside, so that a person can look at it later.
-void set_aside(const std::string& path, const std::string& why) {
+// The file's identity (device, inode); zero when there is none.
+std::pair<uint64_t, uint64_t> identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {uint64_t(st.st_dev), uint64_t(st.st_ino)};
+}
+
+// Renames the file (and removes its WAL side files) aside, so that a person can look at it
+// later — unless `path` is no longer the file found damaged: another process set that aside
+// already and the file there now is its replacement, in use.
+void set_aside(const std::string& path, std::pair<uint64_t, uint64_t> damaged, const std::string& why) {
+  if (identity(path) != damaged) return;
   const auto stamp = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
-  const std::string aside = path + ".aside-" + std::to_string(stamp);
+  const std::string aside = path + ".aside-" + std::to_string(stamp) + "-" + std::to_string(::getpid());
   std::error_code ec;
   std::filesystem::rename(path, aside, ec);
   for (const char* side : {"-wal", "-shm"}) std::filesystem::remove(path + side, ec);
@@ -127,21 +158,35 @@ std::string default_tuning_db_path() {
   return (fs::path(home && *home ? home : ".") / ".cache" / "livetune" / kFileName).string();
 }
 
-std::unique_ptr<TuningDB> TuningDB::open(const std::string& path, const std::string& target_fingerprint) {
+std::unique_ptr<TuningDB> TuningDB::open(const std::string& path, const std::string& target_fingerprint,
+                                         std::chrono::milliseconds patience) {
+  using Clock = std::chrono::steady_clock;
   std::error_code ec;
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
-  sqlite3* db = nullptr;
-  std::string why = try_open(path, &db);
-  if (!why.empty() && std::filesystem::exists(path, ec)) {
-    set_aside(path, why);
-    why = try_open(path, &db);
-  }
-  if (!why.empty()) {
-    log(LogLevel::warn, "no tuning database at '" + path + "' (" + why + "): tuning results are not kept");
+  const auto deadline = Clock::now() + patience;
+  auto backoff = std::chrono::milliseconds(1);
+  bool replaced = false;
+  for (;;) {
+    const auto before = identity(path);
+    Opened o = try_open(path, patience);
+    if (o.db) return std::unique_ptr<TuningDB>(new TuningDB(o.db, path, target_fingerprint));
+    // Busy: other processes are creating or writing the file. Retry, with jittered backoff so
+    // that openers started together do not collide again in step; never set a file in use aside.
+    if (o.failure == Failure::busy && Clock::now() + backoff < deadline) {
+      std::this_thread::sleep_for(backoff + std::chrono::microseconds(std::random_device{}() % 1000));
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(64));
+      continue;
+    }
+    // Damaged or foreign: once, since a replacement that fails too is not the file's fault.
+    if (o.failure == Failure::damaged && !replaced && before != std::pair<uint64_t, uint64_t>{0, 0}) {
+      set_aside(path, before, o.why);
+      replaced = true;
+      continue;
+    }
+    log(LogLevel::warn, "no tuning database at '" + path + "' (" + o.why + "): tuning results are not kept");
     return nullptr;
   }
-  return std::unique_ptr<TuningDB>(new TuningDB(db, path, target_fingerprint));
 }
 
 TuningDB::TuningDB(sqlite3* db, std::string path, std::string target)

@@ -2,9 +2,10 @@
 // What online tuning learned, kept across processes: one record per (target fingerprint,
 // workload) holding the best config found, its statistics and the versions that produced it.
 // An SQLite file in write-ahead-log mode, so that several processes can share it; every write
-// is one transaction. A file that cannot be read, or that another schema version wrote, is
+// is one transaction. A file that is damaged, or that another schema version wrote, is
 // set aside (renamed, reported in the log) and replaced: never a crash, never a wrong kernel —
 // and a record's config is checked against the template's space by whoever uses it.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,7 +31,10 @@ class TuningDB {
  public:
   // The file `path` (its folder is created); records of other targets are not seen. Null when
   // no usable file can be had (the reason is logged): the runtime then runs without one.
-  static std::unique_ptr<TuningDB> open(const std::string& path, const std::string& target_fingerprint);
+  // `patience`: how long the open, and then each write, waits for other processes' locks. A file
+  // that stays locked is not set aside: it is in use, not damaged.
+  static std::unique_ptr<TuningDB> open(const std::string& path, const std::string& target_fingerprint,
+                                        std::chrono::milliseconds patience = std::chrono::milliseconds(2000));
   ~TuningDB();
   TuningDB(const TuningDB&) = delete;
   TuningDB& operator=(const TuningDB&) = delete;

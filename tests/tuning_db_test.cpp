@@ -1,6 +1,7 @@
 // runtime/tuning_db: records round-trip per target and template version; a damaged file or one
-// of another schema version is set aside and replaced; two handles on one file (two processes)
-// see each other's records, and concurrent writers lose none. Through the Runtime: a second
+// of another schema version is set aside and replaced, while a file another process has locked
+// is waited for and never set aside; two handles on one file (two processes) see each other's
+// records, and concurrent writers opening one new file together lose none. Through the Runtime: a second
 // runtime on the same folder starts a settled workload from its record and does not tune it
 // again, and ignores a record whose config the template does not accept. A process killed
 // (SIGKILL) while it writes leaves a file the next one opens with every committed record.
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,8 +112,10 @@ TEST(TuningDB, ConcurrentWritersOnOneFileLoseNoRecord) {
   constexpr int kWriters = 4, kRecords = 100;
   std::vector<int> failed(kWriters, 0);
   std::vector<std::thread> writers;
+  std::latch start(kWriters);  // all open the new file at once: its creation is the contended part
   for (int t = 0; t < kWriters; ++t)
     writers.emplace_back([&, t] {
+      start.arrive_and_wait();
       auto db = TuningDB::open(path, "t");  // a handle each, as separate processes have
       if (!db) {
         failed[size_t(t)] = kRecords;
@@ -126,6 +130,7 @@ TEST(TuningDB, ConcurrentWritersOnOneFileLoseNoRecord) {
     });
   for (auto& w : writers) w.join();
   for (int t = 0; t < kWriters; ++t) EXPECT_EQ(failed[size_t(t)], 0) << "writer " << t;
+  EXPECT_EQ(files_set_aside(folder.path), 0u) << "a file in use is not damaged";
   auto db = TuningDB::open(path, "t");
   ASSERT_TRUE(db);
   for (int t = 0; t < kWriters; ++t)
@@ -137,6 +142,44 @@ TEST(TuningDB, ConcurrentWritersOnOneFileLoseNoRecord) {
   const auto shared = db->find("shared");
   ASSERT_TRUE(shared);
   EXPECT_EQ(shared->config.rfind("from-", 0), 0u) << shared->config;
+}
+
+// Another process holds the file exclusively (SQLite's exclusive locking mode): the open waits
+// its patience out and gives up, leaving the file and its records where they are.
+TEST(TuningDB, AFileLockedByAnotherProcessIsNotSetAside) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  ASSERT_TRUE(TuningDB::open(path, "t")->store(record("w", "c")));
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_FALSE(TuningDB::open(path, "t", std::chrono::milliseconds(20)));
+  EXPECT_EQ(files_set_aside(folder.path), 0u);
+  ASSERT_EQ(sqlite3_exec(holder, "COMMIT;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(holder);
+  auto db = TuningDB::open(path, "t");
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(db->find("w"));
+  EXPECT_EQ(db->find("w")->config, "c");
+}
+
+// WAL: a write in progress elsewhere does not stop an open, which reads what was committed.
+TEST(TuningDB, AnotherProcessWritingDoesNotStopAnOpen) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  ASSERT_TRUE(TuningDB::open(path, "t")->store(record("w", "c")));
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN IMMEDIATE; DELETE FROM records;", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto db = TuningDB::open(path, "t", std::chrono::milliseconds(20));
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(db->find("w")) << "the delete is not committed";
+  EXPECT_EQ(db->find("w")->config, "c");
+  ASSERT_EQ(sqlite3_exec(writer, "COMMIT;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(writer);
+  EXPECT_FALSE(db->find("w"));
+  EXPECT_EQ(files_set_aside(folder.path), 0u);
 }
 
 TEST(TuningDB, ADamagedFileIsSetAsideAndReplaced) {
