@@ -35,6 +35,8 @@ class GemmEmitter {
   // (edge_store.hpp): where masked stores are slow.
   void emit_store_edge(const TileSpec& s, llvm::Value* c, llvm::Value* first, llvm::Value* skip_cols,
                        llvm::Value* cols, const std::vector<llvm::Value*>& acc);
+  // W vectors of W lanes, transposed: lane i of result j is lane j of x[i].
+  std::vector<llvm::Value*> transpose(std::vector<llvm::Value*> x);
   llvm::Value* emit_activation(ActivationKind act, llvm::Value* x);
   llvm::Value* emit_tanh(llvm::Value* x);
 
