@@ -25,11 +25,14 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
 
   std::vector<PieceRequest> requests;
   const TileSpec tile = tile_spec(w, g);
-  requests.push_back({tile.key(), [tile](GemmEmitter& e, const std::string& n) { e.emit_tile(tile, n); }});
+  auto emit = [](const TileSpec& s) {
+    return [s](GemmEmitter& e, const std::string& n) { s.dot ? e.emit_dot_tile(s, n) : e.emit_tile(s, n); };
+  };
+  requests.push_back({tile.key(), emit(tile)});
   const std::vector<int> edge_rows = edge_tile_rows(w, g);
   for (int rows : edge_rows) {
     const TileSpec s = edge_tile_spec(w, g, rows);
-    requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_tile(s, n); }});
+    requests.push_back({s.key(), emit(s)});
   }
   if (g.pack_a) {
     const PackASpec s = pack_a_spec(w, g);
@@ -62,7 +65,7 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   kernel->tiles = gemm_tiles(w, g);
   kernel->workspace_floats = gemm_workspace_floats(w, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);
-  kernel->edge_moves_left = !g.pack_b && !tile_masks_b(w, g);
+  kernel->edge_moves_left = !g.pack_b && !w.trans_b && !tile_masks_b(w, g);
   kernel->tile_sweeps_n = tile.sweep_n;
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return kernel;

@@ -78,14 +78,19 @@ Space gemm_space(const Workload& w, const Target& t) {
   return Space(knobs_for(t), [w, widest, regs](const Config& c) {
     GemmConfig g = GemmConfig::from(c);
     if (g.nr % g.vec != 0 || g.nr / g.vec > 4) return false;
-    if (g.vec != widest && !half_width_pays(w.n, g.vec, widest)) return false;
-    if (!tile_fits_registers(g.mr, g.nr / g.vec, regs)) return false;
+    if (gemm_dot_form(w, g)) {
+      // Vectors along K, A's rows read where they lie; nothing to prefetch along K or of C
+      // (a tile writes rows × nr values of C).
+      if (g.vec != widest || dot_columns(g.mr, regs) < 1 || g.pack_a || g.prefetch > 0 || g.prefetch_c > 0)
+        return false;
+    } else {
+      if (g.vec != widest && !half_width_pays(w.n, g.vec, widest)) return false;
+      if (!tile_fits_registers(g.mr, g.nr / g.vec, regs)) return false;
+    }
     // A tile taller than M would never run (its edge tiles would), and packing moves the last
     // A panel up to hold mr real rows: the fewest rows a call may have.
     if (g.mr > w.m || (g.pack_a && g.mr > w.least_m())) return false;
     if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
-    // Unpacked B would be read with a stride of ldb across a row of the tile: always pack it.
-    if (w.trans_b && !g.pack_b) return false;
     // Ahead along B's rows is for B read in place, a few rows per block; one prefetch stream.
     if (g.prefetch_n > 0 && (g.pack_b || g.prefetch > 0)) return false;
     return true;

@@ -1,6 +1,7 @@
 #pragma once
 // The CPU GEMM template's knobs, typed. `gemm_space` gives the Space for one workload on one
 // target; `GemmConfig::from` reads a Config of that space.
+#include <algorithm>
 #include <cstdint>
 
 #include "jit/space.hpp"
@@ -46,7 +47,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 15;
+inline constexpr int kGemmTemplateVersion = 16;
 
 Space gemm_space(const Workload& w, const Target& t);
 
@@ -64,6 +65,16 @@ inline bool tile_rows_first(int mr, int nv, int registers) { return mr * nv + nv
 inline bool tile_fits_registers(int mr, int nv, int registers) {
   const int spare = registers >= 32 ? 2 : 0;
   return mr * nv + (tile_rows_first(mr, nv, registers) ? mr : nv) + 1 + spare <= registers;
+}
+
+// B transposed and not packed: the dot tile (gemm_dot_tile.cpp) reads B's rows where they lie.
+inline bool gemm_dot_form(const Workload& w, const GemmConfig& g) { return w.trans_b && !g.pack_b; }
+// Columns of C a dot tile of mr rows computes at once: mr × n accumulators beside mr vectors
+// of A and one of B, two registers spare on 32 as in tile_fits_registers; at most 8 (8 rows of
+// B streamed at once). 0: no dot tile of that height.
+inline int dot_columns(int mr, int registers) {
+  const int spare = registers >= 32 ? 2 : 0;
+  return std::min(8, (registers - spare - 1 - mr) / mr);
 }
 
 // The columns a tile `width` floats wide computes across N: N rounded up to whole tiles.

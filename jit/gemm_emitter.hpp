@@ -20,6 +20,7 @@ class GemmEmitter {
 
   // Each defines an external function `name` with the signature of its piece.
   void emit_tile(const TileSpec& s, const std::string& name);        // gemm_microkernel.cpp
+  void emit_dot_tile(const TileSpec& s, const std::string& name);    // gemm_dot_tile.cpp
   void emit_pack_a(const PackASpec& s, const std::string& name);     // gemm_pack.cpp
   void emit_pack_b(const PackBSpec& s, const std::string& name);     // gemm_pack.cpp
   void emit_epilogue(const EpilogueSpec& s, const std::string& name);  // gemm_epilogue.cpp

@@ -11,7 +11,7 @@ std::string TileSpec::key() const {
   s << "tile vec=" << vec << " rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll
     << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
-    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " lda=" << lda
+    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot << " lda=" << lda
     << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
@@ -35,7 +35,9 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   t.pack_a = c.pack_a, t.pack_b = c.pack_b;
   t.a_panel = c.pack_a ? c.mr : 0;
   // K blocks are kc long but the last (K mod kc); the tail loop only if one of them needs it.
-  const int64_t full = std::min<int64_t>(c.kc, w.k), last = w.k % c.kc;
+  t.dot = gemm_dot_form(w, c);
+  const int64_t step = t.dot ? c.vec : 1;  // the K loop's steps: vectors (dot), else values
+  const int64_t full = std::min<int64_t>(c.kc, w.k) / step, last = w.k % c.kc / step;
   t.tail = full % c.unroll != 0 || last % c.unroll != 0;
   t.one_k_block = w.k <= c.kc;
   t.masked_loads = tile_masks_b(w, c);
@@ -67,10 +69,10 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
   return t;
 }
 
-bool tile_masks_b(const Workload& w, const GemmConfig& c) { return !c.pack_b && w.n < c.nr; }
+bool tile_masks_b(const Workload& w, const GemmConfig& c) { return !c.pack_b && !w.trans_b && w.n < c.nr; }
 
 bool tile_sweeps_n(const Workload& w, const GemmConfig& c) {
-  return w.min_m == 0 && w.m == c.mr && !c.pack_b && !tile_masks_b(w, c) && c.tiles == TileOrder::nm;
+  return w.min_m == 0 && w.m == c.mr && !c.pack_b && !w.trans_b && !tile_masks_b(w, c) && c.tiles == TileOrder::nm;
 }
 
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c) { return PackASpec{c.mr, w.lda}; }

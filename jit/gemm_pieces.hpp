@@ -47,6 +47,9 @@ struct TileSpec {
   bool sweep_n = false;
   // Packed B: the tiles of a call fetch the next panel (kb·nr floats on) into L2 between them.
   bool next_panel = false;
+  // B transposed read in place: the dot tile (gemm_dot_tile.cpp); unroll and tail count
+  // vectors along K.
+  bool dot = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   std::string key() const;

@@ -241,6 +241,42 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
   }
 }
 
+// B transposed read in place: the dot tile. Heights with and without edge tiles in M, N not
+// a multiple of its column groups (the last columns one by one) or of nr, K not a multiple of
+// the vector (the masked step) and in several blocks (C added to), a padded B, the K loop
+// unrolled, the next rows fetched ahead, bias, activation and C accumulated into; whole and
+// in tile ranges of either split.
+TEST(GemmCorrectness, TransposedBInPlace) {
+  const int v = Target::host().vector_floats();
+  for (const Workload& w : {epi(padded(mm(7, 45, 83, true)), true, kGelu, 1.0f), mm(1, 200, 300, true),
+                            epi(mm(8, 3 * v + 5, 2 * v, true), false, kRelu, 0.5f), mm(13, 1, 17, true)}) {
+    const Space space = gemm_space(w, Target::host());
+    const std::pair<int, std::string> variants[] = {{1, "unroll=1 kc=1024 prefetch_n=0 split=m tiles=nm"},
+                                                    {3, "unroll=4 kc=32 prefetch_n=256 split=n tiles=mn"},
+                                                    {4, "unroll=2 kc=64 prefetch_n=64 split=m tiles=mn"},
+                                                    {8, "unroll=1 kc=16 prefetch_n=0 split=n tiles=nm"}};
+    for (const auto& [mr, variant] : variants) {
+      if (mr > w.m) continue;
+      const Config c = space.parse("mr=" + std::to_string(mr) + " " + variant + " nr=" + std::to_string(2 * v) +
+                                   " vec=" + std::to_string(v) +
+                                   " mc=48 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 order=knm");
+      SCOPED_TRACE(describe(w, &c));
+      const Problem p(w, w.hash());
+      const KernelPtr k = compile_gemm(w, c);
+      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
+        std::vector<float> got = p.c0;
+        for (int64_t part = 0; part < pieces; ++part) {
+          AlignedFloats ws(k->workspace_floats);
+          k->run(GemmArgs{p.a.data(), p.b.data(), got.data(), p.bias_ptr(), ws.get(), k->tiles * part / pieces,
+                          k->tiles * (part + 1) / pieces});
+        }
+        const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
+        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+      }
+    }
+  }
+}
+
 // Tiles of ymm vectors on an AVX-512 host (N narrow enough that zmm would compute many more
 // columns): B read in place (masked loads past N) and packed (panels padded to the tile),
 // with edge tiles in M, bias, activation and C accumulated into, whole and in tile ranges.

@@ -207,10 +207,27 @@ TEST(ValidityRule, HalfWidthVectorsOnlyOnNarrowN) {
   EXPECT_FALSE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(half(8, 24)));
 }
 
-TEST(ValidityRule, TransposedBMustBePacked) {
-  const Config unpacked = make(6, wide(), 96, 1536, false);
-  EXPECT_TRUE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(unpacked));
-  EXPECT_FALSE(gemm_space(Workload::matmul(64, 64, 64, true), host()).valid(unpacked));
+// B transposed and not packed is the dot tile's: A in place, full-width vectors along K, no
+// prefetch along K or of C, and a height whose accumulators fit (dot_columns).
+TEST(ValidityRule, TransposedBInPlaceIsTheDotTile) {
+  const Space space = gemm_space(Workload::matmul(64, 64, 64, true), host());
+  GemmConfig g = GemmConfig::from(make(4, wide(), 96, 1536, false));
+  g.prefetch = 0, g.prefetch_c = 0, g.pack_a = false;
+  EXPECT_TRUE(space.valid(g.to_config(host())));
+  GemmConfig packed_a = g;
+  packed_a.pack_a = true;
+  EXPECT_FALSE(space.valid(packed_a.to_config(host())));
+  GemmConfig prefetch_c = g;
+  prefetch_c.prefetch_c = 1;
+  EXPECT_FALSE(space.valid(prefetch_c.to_config(host())));
+  GemmConfig tall = g;
+  tall.mr = 16, tall.mc = 96;
+  EXPECT_EQ(space.valid(tall.to_config(host())), dot_columns(16, host().vector_registers()) > 0);
+  EXPECT_EQ(dot_columns(16, 32), 0);
+  EXPECT_EQ(dot_columns(4, 32), 6);
+  EXPECT_EQ(dot_columns(1, 16), 8);
+  // Not transposed, the same config is the ordinary tile on B read in place.
+  EXPECT_TRUE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(make(6, wide(), 96, 1536, false)));
 }
 
 TEST(ValidityRule, PrefetchAlongBRowsOnlyForBReadInPlace) {
@@ -228,21 +245,30 @@ TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
   const Space space = gemm_space(Workload::matmul(64, 64, 64, true), host());
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<uint64_t> pick(0, space.cardinality() - 1);
-  int valid = 0;
+  int valid = 0, dot = 0;
   for (int i = 0; i < 20000; ++i) {
     const Config c = space.at(pick(rng));
     if (!space.valid(c)) continue;
     ++valid;
     const GemmConfig g = GemmConfig::from(c);
     const int nv = g.nr / vec();
-    // Accumulators, and one row of B or (fewer rows than vectors) every row's broadcast, + 1.
-    ASSERT_LE(g.mr * nv + (g.mr < nv ? g.mr : nv) + 1, host().vector_registers()) << c.text();
     ASSERT_EQ(g.mc % g.mr, 0) << c.text();
     ASSERT_EQ(g.nc % g.nr, 0) << c.text();
-    ASSERT_TRUE(g.pack_b) << c.text();
+    if (!g.pack_b) {
+      ++dot;
+      // The dot tile: rows × n accumulators, the rows of A and one vector of B.
+      const int n = dot_columns(g.mr, host().vector_registers());
+      ASSERT_GE(n, 1) << c.text();
+      ASSERT_LE(g.mr * n + g.mr + 1, host().vector_registers()) << c.text();
+      ASSERT_FALSE(g.pack_a) << c.text();
+      continue;
+    }
+    // Accumulators, and one row of B or (fewer rows than vectors) every row's broadcast, + 1.
+    ASSERT_LE(g.mr * nv + (g.mr < nv ? g.mr : nv) + 1, host().vector_registers()) << c.text();
     ASSERT_EQ(g.prefetch_n, 0) << c.text();
   }
   EXPECT_GT(valid, 100) << "the rule should leave a fair share of the space";
+  EXPECT_GT(dot, 0) << "B transposed in place (the dot tile) is in the space";
 }
 
 TEST(SpaceEnumerate, MatchesTheFixedKnobsAndIsComplete) {
@@ -291,7 +317,7 @@ TEST(SpaceEnumerate, InvalidFixedCombinationGivesNothing) {
   EXPECT_TRUE(
       gemm_space(Workload::matmul(8, 8, 8), host()).enumerate("mr=16 nr=" + nr + v + " kc=256 order=nkm", 1000000).empty());
   EXPECT_TRUE(
-      gemm_space(Workload::matmul(8, 8, 8, true), host()).enumerate("pack_b=0 mr=6 nr=" + nr + v + " kc=256 order=nkm", 1000000).empty());
+      gemm_space(Workload::matmul(8, 8, 8, true), host()).enumerate("pack_b=0 pack_a=1 mr=6 nr=" + nr + v + " kc=256 order=nkm", 1000000).empty());
 }
 
 TEST(SpaceEnumerate, Errors) {
@@ -345,6 +371,7 @@ std::vector<Workload> default_rule_workloads() {
   out.push_back(Workload::matmul(24, 1200, 520));
   out.push_back(Workload::matmul(8, 1200, 520));
   out.push_back(Workload::matmul(7, 1200, 520));
+  out.push_back(Workload::matmul(7, 1200, 520, true));  // the dot tile's branch
   out.push_back(Workload::matmul(2, 1200, 520));
   out.push_back(Workload::matmul(2, 1200, 520, true));
   out.push_back(Workload::matmul(1, 1200, 520));
@@ -442,6 +469,40 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
                              {64, 1, "6x64 kc=1024"}});
   t.intel = false;
   expect_streaming_tiles(t, {{8, 1, "8x48 kc=256"}});
+}
+
+// B transposed and larger than L2, up to 8 rows of A: the dot tile (B in place) in tiles of
+// up to 4 rows, as even as they go, the next rows fetched ahead; two threads share N. More
+// rows, or a B that fits L2, pack B.
+TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
+  for (const Target& t : {host(), [] {
+         Target avx2;
+         avx2.avx2 = true;
+         avx2.l2_bytes = 512 * 1024;
+         return avx2;
+       }()}) {
+    struct Case {
+      int64_t m;
+      int threads;
+      const char* want;
+    };
+    for (const Case& c : std::initializer_list<Case>{{1, 1, "dot 1 rows, split m"},
+                                                     {3, 1, "dot 3 rows, split m"},
+                                                     {5, 1, "dot 3 rows, split m"},
+                                                     {8, 1, "dot 4 rows, split m"},
+                                                     {8, 2, "dot 4 rows, split n"}}) {
+      const Workload w = Workload::matmul(c.m, 4096, 4096, true);
+      const Config config = default_gemm_config(w, t, c.threads);
+      const GemmConfig g = GemmConfig::from(config);
+      EXPECT_TRUE(gemm_dot_form(w, g) && g.prefetch_n > 0) << config.text();
+      EXPECT_EQ(std::string(gemm_dot_form(w, g) ? "dot " : "packed ") + std::to_string(g.mr) + " rows, split " +
+                    (g.split == Split::n ? "n" : "m"),
+                c.want)
+          << "M = " << c.m << ", threads " << c.threads;
+    }
+    EXPECT_TRUE(GemmConfig::from(default_gemm_config(Workload::matmul(9, 4096, 4096, true), t, 1)).pack_b);
+    EXPECT_TRUE(GemmConfig::from(default_gemm_config(Workload::matmul(8, 64, 64, true), t, 1)).pack_b);
+  }
 }
 
 TEST(DefaultRule, GivesValidConfigs) {

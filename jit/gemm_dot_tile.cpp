@@ -1,0 +1,145 @@
+// The dot tile, for B transposed and read where it lies: B's rows are C's columns, each a
+// run along K, so a tile of rows × n values of C keeps rows × n accumulators that are vectors
+// along K, and reduces each to its value of C after the K loop. For few rows of A (M = 1..8,
+// a decoder's tokens on a weight stored out × in) this reads B once, as a few long streams,
+// where packing it (transposing W × W blocks into panels) wrote and read B once more: at
+// 1×4096×4096 the packed form reached 0.57 of the read roofline, at 8×4096×4096 0.43.
+//
+// One call runs `count` tiles one below the other and `panels` of nr columns side by side;
+// the nr (or `cols`, at the N edge) columns of a tile in groups of dot_columns(rows), the last
+// cols mod that one by one.
+#include <llvm/IR/Intrinsics.h>
+
+#include <string>
+#include <vector>
+
+#include "jit/gemm_emitter.hpp"
+#include "jit/ir_loops.hpp"
+
+namespace livetune {
+
+void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
+  use_width(s.vec);
+  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_, i64_});
+  auto arg = f->arg_begin();
+  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++;
+  ++arg;  // skip_cols: a dot tile never moves left (it computes any number of columns)
+  llvm::Value *count = arg++, *panels = arg++;
+  llvm::Value* is_first = s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0));
+  // The K loop's whole vectors, then one masked step of the kb mod W left (no lanes when none).
+  llvm::Value* whole_k = b_.CreateAnd(kb, i64(-int64_t(W_)));
+  llvm::Value* tail_mask = lane_mask(b_.CreateSub(kb, whole_k));
+
+  const int wide = dot_columns(s.rows, registers_);
+  llvm::FastMathFlags reassociate;
+  reassociate.setAllowReassoc();
+  llvm::IRBuilder<> at_entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+  llvm::AllocaInst* sums = at_entry.CreateAlloca(vec_, i64(int64_t(s.rows) * wide), "sums");
+  sums->setAlignment(llvm::Align(64));
+  // rows × n values of C from A's rows at `a_t`, B's rows (C's columns) at `b_t`, into `c_t`.
+  auto emit_block = [&](int n, llvm::Value* a_t, llvm::Value* b_t, llvm::Value* c_t) {
+    std::vector<llvm::Value*> acc(size_t(s.rows * n), llvm::ConstantAggregateZero::get(vec_));
+    auto step = [&](llvm::Value* a_p, llvm::Value* b_p, int u, llvm::Value* mask, std::vector<llvm::Value*>& cur) {
+      std::vector<llvm::Value*> av;
+      for (int r = 0; r < s.rows; ++r)
+        av.push_back(load_vector(f32_ptr(a_p, int64_t(r) * s.lda + int64_t(u) * W_), llvm::Align(4), mask));
+      for (int j = 0; j < n; ++j) {
+        llvm::Value* row = f32_ptr(b_p, int64_t(j) * s.ldb + int64_t(u) * W_);
+        // The next group's rows into L2, prefetch_n floats ahead of this step: a group's rows
+        // start cold, and the hardware did not fetch them ahead (8×4096×4096: 35 -> 41–49
+        // GFLOP/s, 1×4096×4096: 9 -> 13–14). Past B's end, harmless.
+        if (s.prefetch_n > 0)
+          prefetch_lines(b_.CreateGEP(f32_, row, i64(int64_t(n) * s.ldb + s.prefetch_n)), 1);
+        llvm::Value* bv = load_vector(row, llvm::Align(4), mask);
+        for (int r = 0; r < s.rows; ++r) {
+          auto& x = cur[size_t(r * n + j)];
+          x = b_.CreateIntrinsic(llvm::Intrinsic::fma, {vec_}, {av[size_t(r)], bv, x});
+        }
+      }
+    };
+    // A loop over p in [from, bound) stepping `unroll` vectors, accumulators and pointers in phis.
+    struct Position {
+      llvm::Value *p, *a, *b;
+    };
+    auto loop = [&](Position from, llvm::Value* bound, int unroll, const char* label) {
+      auto* pre = b_.GetInsertBlock();
+      auto* head = llvm::BasicBlock::Create(ctx_, std::string(label) + ".head", f);
+      auto* body = llvm::BasicBlock::Create(ctx_, std::string(label) + ".body", f);
+      auto* exit = llvm::BasicBlock::Create(ctx_, std::string(label) + ".exit", f);
+      llvm::Value* last = b_.CreateSub(bound, i64(int64_t(unroll) * W_));
+      b_.CreateBr(head);
+      b_.SetInsertPoint(head);
+      llvm::PHINode* p = b_.CreatePHI(i64_, 2, "p");
+      llvm::PHINode* a_p = b_.CreatePHI(ptr_, 2, "a.p");
+      llvm::PHINode* b_p = b_.CreatePHI(ptr_, 2, "b.p");
+      p->addIncoming(from.p, pre);
+      a_p->addIncoming(from.a, pre);
+      b_p->addIncoming(from.b, pre);
+      std::vector<llvm::PHINode*> phis;
+      for (auto& x : acc) {
+        phis.push_back(b_.CreatePHI(vec_, 2));
+        phis.back()->addIncoming(x, pre);
+      }
+      b_.CreateCondBr(b_.CreateICmpSLE(p, last), body, exit);
+      b_.SetInsertPoint(body);
+      std::vector<llvm::Value*> cur(phis.begin(), phis.end());
+      for (int u = 0; u < unroll; ++u) step(a_p, b_p, u, nullptr, cur);
+      const int64_t floats = int64_t(unroll) * W_;
+      p->addIncoming(b_.CreateAdd(p, i64(floats)), b_.GetInsertBlock());
+      a_p->addIncoming(f32_ptr(a_p, floats), b_.GetInsertBlock());
+      b_p->addIncoming(f32_ptr(b_p, floats), b_.GetInsertBlock());
+      for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(cur[i], b_.GetInsertBlock());
+      b_.CreateBr(head);
+      b_.SetInsertPoint(exit);
+      acc.assign(phis.begin(), phis.end());
+      return Position{p, a_p, b_p};
+    };
+    Position end = loop({i64(0), a_t, b_t}, whole_k, s.unroll, "dot.k");
+    if (s.tail) end = loop(end, whole_k, 1, "dot.ktail");
+    step(end.a, end.b, 0, tail_mask, acc);
+
+    // C = sum on the first K block (+ beta·C), C + sum after it; C is read only when needed.
+    // The accumulators go through a stack copy to one reduction in a loop: a reduction each,
+    // straight-line, took the instruction selector ~20 ms per tile (24 of them, 4 shuffles
+    // and adds each, in one block).
+    for (size_t i = 0; i < acc.size(); ++i)
+      b_.CreateAlignedStore(acc[i], b_.CreateConstInBoundsGEP1_64(vec_, sums, i), llvm::Align(64));
+    const bool write_only = s.one_k_block && s.beta == 0.0f;
+    ir::emit_for(b_, i64(0), i64(int64_t(acc.size())), 1, [&](llvm::Value* i) {
+      llvm::Value* v = b_.CreateAlignedLoad(vec_, b_.CreateInBoundsGEP(vec_, sums, i), llvm::Align(64));
+      llvm::Value* sum = b_.CreateFAddReduce(llvm::ConstantFP::getNegativeZero(f32_), v);
+      llvm::cast<llvm::Instruction>(sum)->setFastMathFlags(reassociate);
+      llvm::Value* r = b_.CreateUDiv(i, i64(n));
+      llvm::Value* j = b_.CreateURem(i, i64(n));
+      llvm::Value* at = f32_ptr(c_t, b_.CreateAdd(b_.CreateMul(r, i64(s.ldc)), j));
+      if (!write_only) {
+        llvm::Value* old = b_.CreateAlignedLoad(f32_, at, llvm::Align(4));
+        llvm::Value* on_first =
+            s.beta == 0.0f ? sum : b_.CreateFAdd(b_.CreateFMul(old, llvm::ConstantFP::get(f32_, s.beta)), sum);
+        sum = b_.CreateSelect(is_first, on_first, b_.CreateFAdd(old, sum));
+      }
+      b_.CreateAlignedStore(sum, at, llvm::Align(4));
+    }, "dot.sums");
+  };
+
+  ir::emit_for(b_, i64(0), panels, 1, {{b, i64(int64_t(s.nr) * s.ldb)}, {c, i64(s.nr)}},
+               [&](llvm::Value*, const std::vector<llvm::Value*>& panel) {
+    ir::emit_for(b_, i64(0), count, 1, {{a, i64(int64_t(s.rows) * s.lda)}, {panel[1], i64(int64_t(s.rows) * s.ldc)}},
+                 [&](llvm::Value*, const std::vector<llvm::Value*>& at) {
+      llvm::Value* grouped = b_.CreateMul(b_.CreateUDiv(cols, i64(wide)), i64(wide));
+      ir::emit_for(b_, i64(0), grouped, wide, {{panel[0], i64(int64_t(wide) * s.ldb)}, {at[1], i64(wide)}},
+                   [&](llvm::Value*, const std::vector<llvm::Value*>& g) { emit_block(wide, at[0], g[0], g[1]); },
+                   "dot.groups");
+      if (wide > 1) {
+        const std::vector<ir::Walk> rest = {{f32_ptr(panel[0], b_.CreateMul(grouped, i64(s.ldb))), i64(s.ldb)},
+                                            {f32_ptr(at[1], grouped), i64(1)}};
+        ir::emit_for(b_, grouped, cols, 1, rest,
+                     [&](llvm::Value*, const std::vector<llvm::Value*>& g) { emit_block(1, at[0], g[0], g[1]); },
+                     "dot.columns");
+      }
+    }, "tiles");
+  }, "panels");
+  b_.CreateRetVoid();
+}
+
+}  // namespace livetune
