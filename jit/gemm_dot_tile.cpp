@@ -57,46 +57,17 @@ void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
         }
       }
     };
-    // A loop over p in [from, bound) stepping `unroll` vectors, accumulators and pointers in phis.
-    struct Position {
-      llvm::Value *p, *a, *b;
+    // Whole vectors by `unroll`, then one by one, then the masked step.
+    auto steps = [&](int count) {
+      return [&, count](const std::vector<llvm::Value*>& at, std::vector<llvm::Value*>& cur) {
+        for (int u = 0; u < count; ++u) step(at[0], at[1], u, nullptr, cur);
+      };
     };
-    auto loop = [&](Position from, llvm::Value* bound, int unroll, const char* label) {
-      auto* pre = b_.GetInsertBlock();
-      auto* head = llvm::BasicBlock::Create(ctx_, std::string(label) + ".head", f);
-      auto* body = llvm::BasicBlock::Create(ctx_, std::string(label) + ".body", f);
-      auto* exit = llvm::BasicBlock::Create(ctx_, std::string(label) + ".exit", f);
-      llvm::Value* last = b_.CreateSub(bound, i64(int64_t(unroll) * W_));
-      b_.CreateBr(head);
-      b_.SetInsertPoint(head);
-      llvm::PHINode* p = b_.CreatePHI(i64_, 2, "p");
-      llvm::PHINode* a_p = b_.CreatePHI(ptr_, 2, "a.p");
-      llvm::PHINode* b_p = b_.CreatePHI(ptr_, 2, "b.p");
-      p->addIncoming(from.p, pre);
-      a_p->addIncoming(from.a, pre);
-      b_p->addIncoming(from.b, pre);
-      std::vector<llvm::PHINode*> phis;
-      for (auto& x : acc) {
-        phis.push_back(b_.CreatePHI(vec_, 2));
-        phis.back()->addIncoming(x, pre);
-      }
-      b_.CreateCondBr(b_.CreateICmpSLE(p, last), body, exit);
-      b_.SetInsertPoint(body);
-      std::vector<llvm::Value*> cur(phis.begin(), phis.end());
-      for (int u = 0; u < unroll; ++u) step(a_p, b_p, u, nullptr, cur);
-      const int64_t floats = int64_t(unroll) * W_;
-      p->addIncoming(b_.CreateAdd(p, i64(floats)), b_.GetInsertBlock());
-      a_p->addIncoming(f32_ptr(a_p, floats), b_.GetInsertBlock());
-      b_p->addIncoming(f32_ptr(b_p, floats), b_.GetInsertBlock());
-      for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(cur[i], b_.GetInsertBlock());
-      b_.CreateBr(head);
-      b_.SetInsertPoint(exit);
-      acc.assign(phis.begin(), phis.end());
-      return Position{p, a_p, b_p};
-    };
-    Position end = loop({i64(0), a_t, b_t}, whole_k, s.unroll, "dot.k");
-    if (s.tail) end = loop(end, whole_k, 1, "dot.ktail");
-    step(end.a, end.b, 0, tail_mask, acc);
+    const int64_t floats = int64_t(s.unroll) * W_;
+    LoopState end = emit_accumulating_loop({i64(0), {a_t, b_t}}, whole_k, floats, {floats, floats}, acc,
+                                           steps(s.unroll), "dot.k");
+    if (s.tail) end = emit_accumulating_loop(end, whole_k, W_, {W_, W_}, acc, steps(1), "dot.ktail");
+    step(end.ptrs[0], end.ptrs[1], 0, tail_mask, acc);
 
     // C = sum on the first K block (+ beta·C), C + sum after it; C is read only when needed.
     // The accumulators go through a stack copy to one reduction in a loop: a reduction each,

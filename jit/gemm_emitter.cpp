@@ -99,4 +99,41 @@ llvm::Value* GemmEmitter::f32_ptr(llvm::Value* base, llvm::Value* index) {
 
 llvm::Value* GemmEmitter::f32_ptr(llvm::Value* base, int64_t index) { return f32_ptr(base, i64(index)); }
 
+GemmEmitter::LoopState GemmEmitter::emit_accumulating_loop(const LoopState& from, llvm::Value* bound, int64_t step,
+                                                           const std::vector<int64_t>& advance,
+                                                           std::vector<llvm::Value*>& acc, const LoopBody& body,
+                                                           const std::string& name) {
+  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  auto* pre = b_.GetInsertBlock();
+  auto* head = llvm::BasicBlock::Create(ctx_, name + ".head", f);
+  auto* loop_body = llvm::BasicBlock::Create(ctx_, name + ".body", f);
+  auto* exit = llvm::BasicBlock::Create(ctx_, name + ".exit", f);
+  // The test's loop-invariant half, before the loop.
+  llvm::Value* last = b_.CreateSub(bound, i64(step));
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* p = b_.CreatePHI(i64_, 2, "p");
+  p->addIncoming(from.p, pre);
+  std::vector<llvm::PHINode*> ptrs, phis;
+  for (llvm::Value* start : from.ptrs) {
+    ptrs.push_back(b_.CreatePHI(ptr_, 2));
+    ptrs.back()->addIncoming(start, pre);
+  }
+  for (llvm::Value* x : acc) {
+    phis.push_back(b_.CreatePHI(vec_, 2));
+    phis.back()->addIncoming(x, pre);
+  }
+  b_.CreateCondBr(b_.CreateICmpSLE(p, last), loop_body, exit);
+  b_.SetInsertPoint(loop_body);
+  std::vector<llvm::Value*> cur(phis.begin(), phis.end());
+  body(std::vector<llvm::Value*>(ptrs.begin(), ptrs.end()), cur);
+  p->addIncoming(b_.CreateAdd(p, i64(step)), b_.GetInsertBlock());
+  for (size_t i = 0; i < ptrs.size(); ++i) ptrs[i]->addIncoming(f32_ptr(ptrs[i], advance[i]), b_.GetInsertBlock());
+  for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(cur[i], b_.GetInsertBlock());
+  b_.CreateBr(head);
+  b_.SetInsertPoint(exit);
+  acc.assign(phis.begin(), phis.end());
+  return LoopState{p, std::vector<llvm::Value*>(ptrs.begin(), ptrs.end())};
+}
+
 }  // namespace livetune

@@ -5,6 +5,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,18 @@ class GemmEmitter {
   std::unique_ptr<llvm::Module> take() { return std::move(m_); }
 
  private:
+  // A loop over p from `from.p` while a whole `step` of p fits below `bound`, with `acc` and
+  // the pointers `from.ptrs` carried in phis, each pointer advancing by its `advance` floats
+  // per iteration; `body` emits one iteration from the pointers, updating the accumulators
+  // it is given. Returns where p and the pointers stopped; `acc` then holds the results.
+  struct LoopState {
+    llvm::Value* p;
+    std::vector<llvm::Value*> ptrs;
+  };
+  using LoopBody = std::function<void(const std::vector<llvm::Value*>& ptrs, std::vector<llvm::Value*>& acc)>;
+  LoopState emit_accumulating_loop(const LoopState& from, llvm::Value* bound, int64_t step,
+                                   const std::vector<int64_t>& advance, std::vector<llvm::Value*>& acc,
+                                   const LoopBody& body, const std::string& name);
   void emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,
                    const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc);
   void emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, const std::vector<llvm::Value*>& masks,

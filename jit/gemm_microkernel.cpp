@@ -152,48 +152,15 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     }
   };
 
-  // Emits a loop over p in [from.p, bound) stepping `unroll`, with the accumulators and the
-  // pointers to A's column p and B's row p as phis.
-  struct Position {
-    llvm::Value *p, *a, *b;
+  // p in [0, kb) by `unroll` steps, then one by one; the pointers to A's column p and B's row p.
+  auto steps = [&](int count) {
+    return [&, count](const std::vector<llvm::Value*>& at, std::vector<llvm::Value*>& cur) {
+      for (int u = 0; u < count; ++u) step(at[0], at[1], u, cur);
+    };
   };
-  auto loop = [&](Position from, llvm::Value* bound, int unroll, const char* name) {
-    llvm::Function* f = b_.GetInsertBlock()->getParent();
-    auto* pre = b_.GetInsertBlock();
-    auto* head = llvm::BasicBlock::Create(ctx_, std::string(name) + ".head", f);
-    auto* body = llvm::BasicBlock::Create(ctx_, std::string(name) + ".body", f);
-    auto* exit = llvm::BasicBlock::Create(ctx_, std::string(name) + ".exit", f);
-    // The tests' loop-invariant halves, before the loop.
-    llvm::Value* last = b_.CreateSub(bound, i64(unroll));
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    llvm::PHINode* p = b_.CreatePHI(i64_, 2, "p");
-    llvm::PHINode* a_p = b_.CreatePHI(ptr_, 2, "a.p");
-    llvm::PHINode* b_p = b_.CreatePHI(ptr_, 2, "b.p");
-    p->addIncoming(from.p, pre);
-    a_p->addIncoming(from.a, pre);
-    b_p->addIncoming(from.b, pre);
-    std::vector<llvm::PHINode*> phis;
-    for (auto& x : acc) {
-      phis.push_back(b_.CreatePHI(vec_, 2));
-      phis.back()->addIncoming(x, pre);
-    }
-    b_.CreateCondBr(b_.CreateICmpSLE(p, last), body, exit);
-    b_.SetInsertPoint(body);
-    std::vector<llvm::Value*> cur(phis.begin(), phis.end());
-    for (int u = 0; u < unroll; ++u) step(a_p, b_p, u, cur);
-    p->addIncoming(b_.CreateAdd(p, i64(unroll)), b_.GetInsertBlock());
-    a_p->addIncoming(f32_ptr(a_p, int64_t(unroll) * a_k), b_.GetInsertBlock());
-    b_p->addIncoming(f32_ptr(b_p, int64_t(unroll) * b_k), b_.GetInsertBlock());
-    for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(cur[i], b_.GetInsertBlock());
-    b_.CreateBr(head);
-    b_.SetInsertPoint(exit);
-    acc.assign(phis.begin(), phis.end());
-    return Position{p, a_p, b_p};
-  };
-
-  const Position end = loop({i64(0), a, b}, kb, s.unroll, "kmain");
-  if (s.tail) loop(end, kb, 1, "ktail");
+  const LoopState end = emit_accumulating_loop({i64(0), {a, b}}, kb, s.unroll, {s.unroll * a_k, s.unroll * b_k}, acc,
+                                               steps(s.unroll), "kmain");
+  if (s.tail) emit_accumulating_loop(end, kb, 1, {a_k, b_k}, acc, steps(1), "ktail");
 }
 
 }  // namespace livetune

@@ -205,6 +205,18 @@ TEST(GemmCorrectness, InPlaceBEdgeTile) {
   }
 }
 
+// C after `k` ran on `p` in `pieces` ranges of its tiles, one call each, in order (B from `b`,
+// else the problem's).
+std::vector<float> run_in_ranges(const Kernel& k, const Problem& p, int64_t pieces, const float* b = nullptr) {
+  std::vector<float> got = p.c0;
+  for (int64_t part = 0; part < pieces; ++part) {
+    AlignedFloats ws(k.workspace_floats);
+    k.run(GemmArgs{p.a.data(), b ? b : p.b.data(), got.data(), p.bias_ptr(), ws.get(), k.tiles * part / pieces,
+                   k.tiles * (part + 1) / pieces});
+  }
+  return got;
+}
+
 // B read in place from a buffer at any offset from a cache line: on wide B the tiles start
 // where the lines of B start, after one tile that writes only the columns before them; the
 // last tile of every range moves left. Each offset, whole and split into ranges, tiles in
@@ -227,12 +239,7 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
     for (int offset = 0; offset < 16; ++offset) {
       std::copy(p.b.begin(), p.b.end(), b.get() + offset);
       for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-        std::vector<float> got = p.c0;
-        for (int64_t part = 0; part < pieces; ++part) {
-          AlignedFloats ws(k->workspace_floats);
-          k->run(GemmArgs{p.a.data(), b.get() + offset, got.data(), p.bias_ptr(), ws.get(),
-                          k->tiles * part / pieces, k->tiles * (part + 1) / pieces});
-        }
+        const std::vector<float> got = run_in_ranges(*k, p, pieces, b.get() + offset);
         const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
         EXPECT_TRUE(diff.empty()) << "B at " << offset << " floats from a line, " << pieces << " tile ranges:\n"
                                   << diff;
@@ -264,12 +271,7 @@ TEST(GemmCorrectness, TransposedBInPlace) {
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
       for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-        std::vector<float> got = p.c0;
-        for (int64_t part = 0; part < pieces; ++part) {
-          AlignedFloats ws(k->workspace_floats);
-          k->run(GemmArgs{p.a.data(), p.b.data(), got.data(), p.bias_ptr(), ws.get(), k->tiles * part / pieces,
-                          k->tiles * (part + 1) / pieces});
-        }
+        const std::vector<float> got = run_in_ranges(*k, p, pieces);
         const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
         EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
       }
@@ -295,12 +297,7 @@ TEST(GemmCorrectness, HalfWidthVectors) {
         const Problem p(w, w.hash());
         const KernelPtr k = compile_gemm(w, c);
         for (int64_t pieces = 1; pieces <= std::min<int64_t>(2, k->tiles); ++pieces) {
-          std::vector<float> got = p.c0;
-          for (int64_t part = 0; part < pieces; ++part) {
-            AlignedFloats ws(k->workspace_floats);
-            k->run(GemmArgs{p.a.data(), p.b.data(), got.data(), p.bias_ptr(), ws.get(), k->tiles * part / pieces,
-                            k->tiles * (part + 1) / pieces});
-          }
+          const std::vector<float> got = run_in_ranges(*k, p, pieces);
           const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
           EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
         }
