@@ -188,12 +188,20 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   g.prefetch_c = std::min<int64_t>(w.k, g.kc) >= 128 ? 1 : 0;
   // B transposed (a weight stored out × in), streamed from memory by a few rows of A: the dot
   // tile reads B's rows where they lie, each group of them fetching the next group's rows
-  // ahead, in tiles of up to 4 rows (8 rows as 4 × 6 groups beat 8 × 2: 1.2x). Zen 4, N = K =
-  // 4096, over B packed in transposed blocks (the search's best): M = 1 13–14 against 6.3
-  // GFLOP/s (Eigen 11), M = 8 41–49 against 37 (oneDNN 38–40). Unmeasured on AVX2 and Intel.
+  // ahead, in tiles of up to 4 rows (8 rows as 4 × 6 groups beat 8 × 2: 1.2x), as wide as
+  // whole groups fill (M = 8: 48 columns, 8 groups of 6, 1.2x 64 columns, whose last 4 ran one
+  // by one). Zen 4, N = K = 4096, over B packed in transposed blocks (the search's best): M = 1
+  // 13–14 against 6.3 GFLOP/s (Eigen 11), M = 8 41–49 against 37 (oneDNN 35–40). Unmeasured on
+  // AVX2 and Intel.
   if (w.trans_b && w.m <= 8 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
     const int64_t tiles = (w.m + 3) / 4;
     g.mr = int((w.m + tiles - 1) / tiles), g.vec = vec, g.nr = 4 * vec;
+    const int group = dot_columns(g.mr, t.vector_registers());
+    for (int nv = 4; nv >= 1; --nv)
+      if (nv * vec % group == 0) {
+        g.nr = nv * vec;
+        break;
+      }
     g.pack_a = false, g.pack_b = false, g.prefetch = 0, g.prefetch_c = 0, g.prefetch_n = 256, g.unroll = 1;
     g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, 1024));
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
