@@ -21,12 +21,15 @@ one_thread=(
   "49 512 4608" "196 256 2304" "3136 64 576"          # ResNet layers as GEMMs
   "127 255 129" "1000 17 333"                         # odd shapes
   "1 4096 4096" "8 4096 4096"                         # bandwidth-bound
+  # B transposed, as a weight stored out × in (torch's Linear): decoding, a block, a prefill
+  "1 4096 4096 --trans-b" "8 4096 4096 --trans-b" "512 3072 768 --trans-b"
 )
 two_threads=("512 512 512" "1024 1024 1024" "2048 2048 2048")
 
 run() {
   local threads=$1 m=$2 n=$3 k=$4
-  "$cli" bench matmul --m "$m" --n "$n" --k "$k" --threads "$threads" --search "$search" --json "${extra[@]}"
+  shift 4
+  "$cli" bench matmul --m "$m" --n "$n" --k "$k" --threads "$threads" --search "$search" --json "$@" "${extra[@]}"
 }
 for s in "${one_thread[@]}"; do run 1 $s; done
 for s in "${two_threads[@]}"; do run 2 $s; done
