@@ -11,8 +11,8 @@ std::string TileSpec::key() const {
   s << "tile vec=" << vec << " rows=" << rows << " a_panel=" << a_panel << " nr=" << nr << " unroll=" << unroll
     << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
-    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot << " lda=" << lda
-    << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
+    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot
+    << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
 
