@@ -65,7 +65,7 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   kernel->tiles = gemm_tiles(w, g);
   kernel->workspace_floats = gemm_workspace_floats(w, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);
-  kernel->edge_moves_left = !g.pack_b && !w.trans_b && !tile_masks_b(w, g);
+  kernel->edge_moves_left = !g.pack_b && !tile.dot && !tile_masks_b(w, g);
   kernel->tile_sweeps_n = tile.sweep_n;
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return kernel;

@@ -144,7 +144,7 @@ class Walk {
   }
 
   const float* b_panel(int64_t pc, int64_t kb, int64_t col, int64_t jr) const {
-    return !g_.pack_b       ? (w_.trans_b ? args_.b + col * w_.ldb + pc : args_.b + pc * w_.ldb + col)
+    return !g_.pack_b       ? (gemm_dot_form(w_, g_) ? args_.b + col * w_.ldb + pc : args_.b + pc * w_.ldb + col)
            : args_.b_packed ? args_.b_packed + pc * padded_n_ + col * kb
                             : b_pack_ + jr * kb;
   }

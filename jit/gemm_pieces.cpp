@@ -69,10 +69,11 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
   return t;
 }
 
-bool tile_masks_b(const Workload& w, const GemmConfig& c) { return !c.pack_b && !w.trans_b && w.n < c.nr; }
+bool tile_masks_b(const Workload& w, const GemmConfig& c) { return !c.pack_b && !gemm_dot_form(w, c) && w.n < c.nr; }
 
 bool tile_sweeps_n(const Workload& w, const GemmConfig& c) {
-  return w.min_m == 0 && w.m == c.mr && !c.pack_b && !w.trans_b && !tile_masks_b(w, c) && c.tiles == TileOrder::nm;
+  return w.min_m == 0 && w.m == c.mr && !c.pack_b && !gemm_dot_form(w, c) && !tile_masks_b(w, c) &&
+         c.tiles == TileOrder::nm;
 }
 
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c) { return PackASpec{c.mr, w.lda}; }

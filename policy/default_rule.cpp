@@ -191,8 +191,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // ahead, in tiles of up to 4 rows (8 rows as 4 × 6 groups beat 8 × 2: 1.2x), as wide as
   // whole groups fill (M = 8: 48 columns, 8 groups of 6, 1.2x 64 columns, whose last 4 ran one
   // by one). Zen 4, N = K = 4096, over B packed in transposed blocks (the search's best): M = 1
-  // 13–14 against 6.3 GFLOP/s (Eigen 11), M = 8 41–49 against 37 (oneDNN 35–40). Unmeasured on
-  // AVX2 and Intel.
+  // 10–14 against 6.3 GFLOP/s (Eigen 9–11), M = 8 49–59 against 37 (oneDNN 37–40). Unmeasured
+  // on AVX2 and Intel.
   if (w.trans_b && w.m <= 8 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
     const int64_t tiles = (w.m + 3) / 4;
     g.mr = int((w.m + tiles - 1) / tiles), g.vec = vec, g.nr = 4 * vec;
