@@ -23,7 +23,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
     add("nr", {8, 16, 24, 32});
     add("vec", {8});
   }
-  add("kc", {8, 16, 32, 64, 128, 192, 256, 320, 384, 512, 768, 1024});
+  add("kc", {8, 16, 32, 64, 128, 192, 256, 320, 384, 512, 768, 1024, 2048, 4096});
   add("mc", {16, 24, 32, 48, 64, 72, 96, 120, 144, 168, 192, 240, 288, 384, 480, 576, 768, 960});
   add("nc", {64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096});
   add("pack_a", {0, 1});
@@ -84,6 +84,7 @@ Space gemm_space(const Workload& w, const Target& t) {
       if (g.vec != widest || dot_columns(g.mr, regs) < 1 || g.pack_a || g.prefetch > 0 || g.prefetch_c > 0)
         return false;
     } else {
+      if (g.kc > kLongestPackedKc) return false;
       if (g.vec != widest && !half_width_pays(w.n, g.vec, widest)) return false;
       if (!tile_fits_registers(g.mr, g.nr / g.vec, regs)) return false;
     }

@@ -69,6 +69,12 @@ inline bool tile_fits_registers(int mr, int nv, int registers) {
 
 // B transposed and not packed: the dot tile (gemm_dot_tile.cpp) reads B's rows where they lie.
 inline bool gemm_dot_form(const Workload& w, const GemmConfig& g) { return w.trans_b && !g.pack_b; }
+// K blocks longer than this only in the dot form: there a K block is the length of each
+// reduction and buffers nothing, and one block over the whole K reads each row of B as one
+// stream (Zen 4, 8×4096×4096: kc 1024 69, 2048 74.5, 4096 89.5 GFLOP/s); elsewhere a packed
+// block of A or B grows with kc, and blocks fit L1 or L2 well below it.
+inline constexpr int kLongestPackedKc = 1024;
+
 // Columns of C a dot tile of mr rows computes at once: mr × n accumulators beside mr vectors
 // of A and one of B, two registers spare on 32 as in tile_fits_registers; at most 8 (8 rows of
 // B streamed at once). 0: no dot tile of that height.

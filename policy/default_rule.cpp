@@ -132,7 +132,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   if (t.avx512 && g.pack_b && !narrow && w.k > 640) {
     int longest = 0;
     for (int kc : knob(space, "kc").values)
-      if (int64_t(g.mr) * kc * int64_t(sizeof(float)) <= t.l1d_bytes / 2) longest = std::max(longest, kc);
+      if (kc <= kLongestPackedKc && int64_t(g.mr) * kc * int64_t(sizeof(float)) <= t.l1d_bytes / 2)
+        longest = std::max(longest, kc);
     if (longest > 0) {
       const int64_t blocks = (w.k + longest - 1) / longest;
       g.kc = at_least(knob(space, "kc"), (w.k + blocks - 1) / blocks);
@@ -190,9 +191,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // tile reads B's rows where they lie, each group of them fetching the next group's rows
   // ahead, in tiles of up to 4 rows (8 rows as 4 × 6 groups beat 8 × 2: 1.2x), as wide as
   // whole groups fill (M = 8: 48 columns, 8 groups of 6, 1.2x 64 columns, whose last 4 ran one
-  // by one). Zen 4, N = K = 4096, over B packed in transposed blocks (the search's best): M = 1
-  // 10–14 against 6.3 GFLOP/s (Eigen 9–11), M = 8 49–59 against 37 (oneDNN 37–40). Unmeasured
-  // on AVX2 and Intel.
+  // by one), K in one block up to 4096 (each row of B one stream, no C read back; see
+  // kLongestPackedKc). Zen 4, N = K = 4096, kc 1024: M = 1 10–14 GFLOP/s (Eigen 9–11), M = 8
+  // 49–73 (oneDNN 37–43); kc 4096: M = 1 12.8–14.9, M = 4 40.8–47.1 (oneDNN 24–27), M = 8
+  // 78–85, 0.88–0.96 of the read roofline (oneDNN 41–44), 2 threads 124 (oneDNN 79); 8 × 4096
+  // × 11008 in blocks of 4096 58–63 against 53 in 1024 (oneDNN 34–41). Unmeasured on AVX2 and
+  // Intel.
   if (w.trans_b && w.m <= 8 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
     const int64_t tiles = (w.m + 3) / 4;
     g.mr = int((w.m + tiles - 1) / tiles), g.vec = vec, g.nr = 4 * vec;
@@ -203,7 +207,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
         break;
       }
     g.pack_a = false, g.pack_b = false, g.prefetch = 0, g.prefetch_c = 0, g.prefetch_n = 256, g.unroll = 1;
-    g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, 1024));
+    g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, 4096));
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
     g.nc = nearest_multiple(knob(space, "nc"), 1024, g.nr);
     g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;

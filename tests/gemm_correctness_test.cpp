@@ -250,18 +250,20 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
 
 // B transposed read in place: the dot tile. Heights with and without edge tiles in M, N not
 // a multiple of its column groups (the last columns one by one) or of nr, K not a multiple of
-// the vector (the masked step) and in several blocks (C added to), a padded B, the K loop
-// unrolled, the next rows fetched ahead, bias, activation and C accumulated into; whole and
-// in tile ranges of either split.
+// the vector (the masked step) and in several blocks (C added to), blocks up to the longest,
+// a padded B, the K loop unrolled, the next rows fetched ahead, bias, activation and C
+// accumulated into; whole and in tile ranges of either split.
 TEST(GemmCorrectness, TransposedBInPlace) {
   const int v = Target::host().vector_floats();
   for (const Workload& w : {epi(padded(mm(7, 45, 83, true)), true, kGelu, 1.0f), mm(1, 200, 300, true),
-                            epi(mm(8, 3 * v + 5, 2 * v, true), false, kRelu, 0.5f), mm(13, 1, 17, true)}) {
+                            epi(mm(8, 3 * v + 5, 2 * v, true), false, kRelu, 0.5f), mm(13, 1, 17, true),
+                            mm(3, 37, 4099, true)}) {
     const Space space = gemm_space(w, Target::host());
     const std::pair<int, std::string> variants[] = {{1, "unroll=1 kc=1024 prefetch_n=0 split=m tiles=nm"},
                                                     {3, "unroll=4 kc=32 prefetch_n=256 split=n tiles=mn"},
                                                     {4, "unroll=2 kc=64 prefetch_n=64 split=m tiles=mn"},
-                                                    {8, "unroll=1 kc=16 prefetch_n=0 split=n tiles=nm"}};
+                                                    {8, "unroll=1 kc=16 prefetch_n=0 split=n tiles=nm"},
+                                                    {2, "unroll=2 kc=4096 prefetch_n=128 split=m tiles=nm"}};
     for (const auto& [mr, variant] : variants) {
       if (mr > w.m) continue;
       const Config c = space.parse("mr=" + std::to_string(mr) + " " + variant + " nr=" + std::to_string(2 * v) +

@@ -230,6 +230,19 @@ TEST(ValidityRule, TransposedBInPlaceIsTheDotTile) {
   EXPECT_TRUE(gemm_space(Workload::matmul(64, 64, 64), host()).valid(make(6, wide(), 96, 1536, false)));
 }
 
+TEST(ValidityRule, KBlocksPastTheLongestPackedOnlyInTheDotForm) {
+  const Workload transposed = Workload::matmul(8, 4096, 4096, true);
+  GemmConfig g = GemmConfig::from(make(4, wide(), 96, 1536, false));
+  g.prefetch = 0, g.prefetch_c = 0, g.pack_a = false, g.kc = 4096;
+  EXPECT_TRUE(gemm_space(transposed, host()).valid(g.to_config(host())));
+  GemmConfig packed = g;
+  packed.pack_b = true;
+  EXPECT_FALSE(gemm_space(transposed, host()).valid(packed.to_config(host())));
+  EXPECT_FALSE(gemm_space(Workload::matmul(8, 4096, 4096), host()).valid(g.to_config(host())));
+  packed.kc = kLongestPackedKc;
+  EXPECT_TRUE(gemm_space(transposed, host()).valid(packed.to_config(host())));
+}
+
 TEST(ValidityRule, PrefetchAlongBRowsOnlyForBReadInPlace) {
   const Space space = gemm_space(Workload::matmul(8, 4096, 4096), host());
   GemmConfig g = GemmConfig::from(make(4, 2 * vec(), 96, 1536, false));
