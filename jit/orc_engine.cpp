@@ -20,7 +20,10 @@ namespace {
 // The generated loops carry their pointers and address everything as pointer + constant
 // (gemm_microkernel.cpp), so LLVM's loop strength reduction has nothing to improve, and it
 // cost 15% of a compile's instructions (callgrind). LLVM offers no switch per pipeline, only
-// its process-wide option; one that the application set itself is left as it is.
+// its process-wide option; one that the application set itself is left as it is. The post-RA
+// list scheduler stays: without it a compile took 8% less in llc, but the kernels ran 1.5–2.5%
+// slower (Zen 4, paired against oneDNN, three runs each: 1024³, 256³, 127×255×129, 512×3072×768
+// B transposed).
 void skip_loop_strength_reduction() {
   llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
   auto it = options.find("disable-lsr");
