@@ -195,9 +195,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // kLongestPackedKc). Zen 4, N = K = 4096, kc 1024: M = 1 10–14 GFLOP/s (Eigen 9–11), M = 8
   // 49–73 (oneDNN 37–43); kc 4096: M = 1 12.8–14.9, M = 4 40.8–47.1 (oneDNN 24–27), M = 8
   // 78–85, 0.88–0.96 of the read roofline (oneDNN 41–44), 2 threads 124 (oneDNN 79); 8 × 4096
-  // × 11008 in blocks of 4096 58–63 against 53 in 1024 (oneDNN 34–41). Unmeasured on AVX2 and
-  // Intel.
-  if (w.trans_b && w.m <= 8 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
+  // × 11008 in blocks of 4096 58–63 against 53 in 1024 (oneDNN 34–41). Up to 32 rows it beats
+  // packing B (tiles of 4 rows, over the packed default, one run each, against oneDNN): M = 9
+  // 49.6 against 31.6 (42.6), 16 67.8 against 42.6 (54.9), 32×4096×1024 82.2 against 57.4
+  // (69.7), 32×4096×4096 71.8 against 61.8 (75.2), 24×1024×4096 77.9 against 62.4 (75.8); M = 48
+  // even (72.3, 72.0), M = 64 no (79.5 against 85.3). Unmeasured on AVX2 and Intel.
+  if (w.trans_b && w.m <= 32 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
     const int64_t tiles = (w.m + 3) / 4;
     g.mr = int((w.m + tiles - 1) / tiles), g.vec = vec, g.nr = 4 * vec;
     const int group = dot_columns(g.mr, t.vector_registers());

@@ -505,7 +505,9 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
                                                      {3, 1, "dot 3 rows, split m"},
                                                      {5, 1, "dot 3 rows, split m"},
                                                      {8, 1, "dot 4 rows, split m"},
-                                                     {8, 2, "dot 4 rows, split n"}}) {
+                                                     {8, 2, "dot 4 rows, split n"},
+                                                     {10, 1, "dot 4 rows, split m"},
+                                                     {32, 1, "dot 4 rows, split m"}}) {
       const Workload w = Workload::matmul(c.m, 4096, 4096, true);
       const Config config = default_gemm_config(w, t, c.threads);
       const GemmConfig g = GemmConfig::from(config);
@@ -515,7 +517,7 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
                 c.want)
           << "M = " << c.m << ", threads " << c.threads;
     }
-    EXPECT_TRUE(GemmConfig::from(default_gemm_config(Workload::matmul(9, 4096, 4096, true), t, 1)).pack_b);
+    EXPECT_TRUE(GemmConfig::from(default_gemm_config(Workload::matmul(33, 4096, 4096, true), t, 1)).pack_b);
     EXPECT_TRUE(GemmConfig::from(default_gemm_config(Workload::matmul(8, 64, 64, true), t, 1)).pack_b);
   }
 }
