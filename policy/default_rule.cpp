@@ -200,7 +200,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 49.6 against 31.6 (42.6), 16 67.8 against 42.6 (54.9), 32×4096×1024 82.2 against 57.4
   // (69.7), 32×4096×4096 71.8 against 61.8 (75.2), 24×1024×4096 77.9 against 62.4 (75.8); M = 48
   // even (72.3, 72.0), M = 64 no (79.5 against 85.3). Unmeasured on AVX2 and Intel.
-  if (w.trans_b && w.m <= 32 && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
+  const bool streamed_transposed_b = w.trans_b && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes;
+  if (streamed_transposed_b && w.m <= 32) {
     const int64_t tiles = (w.m + 3) / 4;
     g.mr = int((w.m + tiles - 1) / tiles), g.vec = vec, g.nr = 4 * vec;
     const int group = dot_columns(g.mr, t.vector_registers());
@@ -210,7 +211,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
         break;
       }
     g.pack_a = false, g.pack_b = false, g.prefetch = 0, g.prefetch_c = 0, g.prefetch_n = 256, g.unroll = 1;
-    g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, 4096));
+    g.kc = at_least(knob(space, "kc"), w.k);  // K, or the domain's longest block
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
     g.nc = nearest_multiple(knob(space, "nc"), 1024, g.nr);
     g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
@@ -223,8 +224,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // brackets): M = 40 86.1 against 73.1 (85.1), 64 95.1 against 83.7 (93.3), 96 99.5 against
   // 89.9 (99.7), 128 100.6 against 93.7 (103.0); 64×1024×4096 97.9 against 87.5, 64×4096×1024
   // 96.5 against 87.1, 96×768×3072 100.7 against 96.0; 128×768×768 even (111.1, 109.5).
-  if (t.avx512 && !t.intel && w.trans_b && w.m > 32 && w.m <= 128 &&
-      w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes) {
+  if (t.avx512 && !t.intel && streamed_transposed_b && w.m > 32 && w.m <= 128) {
     g.mr = 4, g.vec = vec, g.nr = 4 * vec;
     g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, kLongestPackedKc));
     g.mc = nearest_multiple(knob(space, "mc"), 288, g.mr);
