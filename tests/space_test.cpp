@@ -387,6 +387,7 @@ std::vector<Workload> default_rule_workloads() {
   out.push_back(Workload::matmul(8, 1200, 520));
   out.push_back(Workload::matmul(7, 1200, 520));
   out.push_back(Workload::matmul(7, 1200, 520, true));  // the dot tile's branch
+  out.push_back(Workload::matmul(40, 1200, 520, true));  // one panel per N block (AMD AVX-512)
   out.push_back(Workload::matmul(2, 1200, 520));
   out.push_back(Workload::matmul(2, 1200, 520, true));
   out.push_back(Workload::matmul(1, 1200, 520));
@@ -486,7 +487,7 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
   expect_streaming_tiles(t, {{8, 1, "8x48 kc=256"}});
 }
 
-// B transposed and larger than L2, up to 8 rows of A: the dot tile (B in place) in tiles of
+// B transposed and larger than L2, up to 32 rows of A: the dot tile (B in place) in tiles of
 // up to 4 rows, as even as they go, the next rows fetched ahead; two threads share N. More
 // rows, or a B that fits L2, pack B.
 TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
@@ -520,6 +521,28 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
     EXPECT_TRUE(GemmConfig::from(default_gemm_config(Workload::matmul(33, 4096, 4096, true), t, 1)).pack_b);
     EXPECT_TRUE(GemmConfig::from(default_gemm_config(Workload::matmul(8, 64, 64, true), t, 1)).pack_b);
   }
+}
+
+// B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512: one packed panel of
+// 4 vectors per N block under all rows, K in one block up to 1024; two threads share N.
+// Intel, and more rows, keep the general packed tile.
+TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
+  Target t;
+  t.avx2 = t.avx512 = t.zmm_in_halves = true;
+  t.l1d_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024;
+  auto form = [&t](int64_t m, int64_t n, int64_t k, int threads) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, true), t, threads));
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+           " nc=" + std::to_string(g.nc) + (g.pack_b ? " packed" : "") + " unroll=" + std::to_string(g.unroll) +
+           " prefetch=" + std::to_string(g.prefetch) + (g.split == Split::n ? " split n" : "");
+  };
+  EXPECT_EQ(form(33, 4096, 4096, 1), "4x64 kc=1024 nc=64 packed unroll=8 prefetch=8");
+  EXPECT_EQ(form(64, 4096, 4096, 1), "4x64 kc=1024 nc=64 packed unroll=8 prefetch=8");
+  EXPECT_EQ(form(128, 4096, 4096, 2), "4x64 kc=1024 nc=64 packed unroll=8 prefetch=8 split n");
+  EXPECT_EQ(form(96, 768, 600, 1), "4x64 kc=768 nc=64 packed unroll=8 prefetch=8");
+  EXPECT_NE(form(129, 4096, 4096, 1).substr(0, 4), "4x64");
+  t.intel = true;
+  EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
 }
 
 TEST(DefaultRule, GivesValidConfigs) {
