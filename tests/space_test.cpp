@@ -388,6 +388,7 @@ std::vector<Workload> default_rule_workloads() {
   out.push_back(Workload::matmul(7, 1200, 520));
   out.push_back(Workload::matmul(7, 1200, 520, true));  // the dot tile's branch
   out.push_back(Workload::matmul(40, 1200, 520, true));  // one panel per N block (AMD AVX-512)
+  out.push_back(Workload::matmul(40, 768, 700));  // B in place past L2 (full-width AMD AVX-512)
   out.push_back(Workload::matmul(2, 1200, 520));
   out.push_back(Workload::matmul(2, 1200, 520, true));
   out.push_back(Workload::matmul(1, 1200, 520));
@@ -543,6 +544,31 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   EXPECT_NE(form(129, 4096, 4096, 1).substr(0, 4), "4x64");
   t.intel = true;
   EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
+}
+
+// Up to 256 rows of A on full-width AVX-512 (Zen 5): B read where it lies while its K block
+// times the power-of-two part of B's row stride (the rows' spread over L2's sets) stays
+// within 3/4 of L2; past that, with more rows, and on Zen 4 and Intel, B packed.
+TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  auto packed = [&t](int64_t m, int64_t n, int64_t k, int64_t ldb = 0) {
+    Workload w = Workload::matmul(m, n, k);
+    if (ldb > 0) w.ldb = ldb;
+    return GemmConfig::from(default_gemm_config(w, t, 1)).pack_b;
+  };
+  EXPECT_FALSE(packed(128, 768, 768));    // 768 rows of 1 KiB × 3
+  EXPECT_FALSE(packed(256, 1000, 1000));  // 4000 bytes: 32 × 125
+  EXPECT_FALSE(packed(96, 1536, 384));    // 384 rows of 2 KiB × 3
+  EXPECT_TRUE(packed(128, 768, 1000));    // 1000 rows of 1 KiB × 3: past 3/4 of L2
+  EXPECT_TRUE(packed(64, 1024, 1024));    // 4 KiB
+  EXPECT_TRUE(packed(128, 768, 768, 1024));
+  EXPECT_TRUE(packed(257, 768, 768));
+  t.zmm_in_halves = true;
+  EXPECT_TRUE(packed(128, 768, 768));
+  t.zmm_in_halves = false, t.intel = true;
+  EXPECT_TRUE(packed(128, 768, 768));
 }
 
 TEST(DefaultRule, GivesValidConfigs) {
