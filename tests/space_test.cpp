@@ -527,9 +527,9 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
   }
 }
 
-// B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512: one packed panel of
-// 4 vectors per N block under all rows, K in one block up to 1024; two threads share N.
-// Intel, and more rows, keep the general packed tile.
+// B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512 in halves (Zen 4): one
+// packed panel of 4 vectors per N block under all rows, K in one block up to 1024; two threads
+// share N. Full-width AVX-512 (Zen 5), Intel, and more rows keep the general packed tile.
 TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   Target t;
   t.avx2 = t.avx512 = t.zmm_in_halves = true;
@@ -545,7 +545,9 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   EXPECT_EQ(form(128, 4096, 4096, 2), "4x64 kc=1024 nc=64 packed unroll=8 prefetch=8 split n");
   EXPECT_EQ(form(96, 768, 600, 1), "4x64 kc=768 nc=64 packed unroll=8 prefetch=8");
   EXPECT_NE(form(129, 4096, 4096, 1).substr(0, 4), "4x64");
-  t.intel = true;
+  t.zmm_in_halves = false;
+  EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
+  t.zmm_in_halves = t.intel = true;
   EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
 }
 
