@@ -247,18 +247,20 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (g.mr == 6 && g.nr == 4 * vec && w.m % 6 != 0 && w.m % 4 == 0 && (t.zmm_in_halves || w.k <= 64))
       g.mr = 4, g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
   }
-  // Up to 256 rows of A on full-width AVX-512 (Zen 5): B read where it lies, whose panel stays
-  // in L2 while the tiles below walk down it, once packing costs more than so few rows gain.
-  // The panel's rows sit ldb apart; a stride of P bytes times an odd number puts them in
+  // Fewer than 512 rows of A on full-width AVX-512 (Zen 5): B read where it lies, whose panel
+  // stays in L2 while the tiles below walk down it, once packing costs more than so few rows
+  // gain. The panel's rows sit ldb apart; a stride of P bytes times an odd number puts them in
   // L2 / P rows' worth of sets, so the K block must stay within that (3/4 of it: A and C share
   // L2). Zen 5, paired over packed B: 32×768×768 1.18x, 64×768×768 1.15x, 96×1536×384 1.16x,
-  // 128×768×768 1.03–1.04x, 192×768×768 1.03x, 64/128/256×1000×1000 1.15/1.06/1.04x,
-  // 196×256×2304 1.05x, 256×768×768 0.99–1.04x; past the bound packed B wins — 128×768×1000
-  // 0.91x, 128×512×2048 0.87x, 128×3072×768 0.86x, 64×1024×1024 0.96x — and from 512 rows
-  // on (512×768×768 0.96x, 512×1000×1000 even). On 2 threads, over packed B:
-  // 128×768×768 1.55x, 96×1536×384 1.75x, 256×1000×1000 1.27x (1.0–1.04x oneDNN).
+  // 128×768×768 1.03–1.04x, 192×768×768 1.03x, 64/128/256/300×1000×1000 1.15/1.06/1.04/
+  // 1.05–1.09x, 196×256×2304 1.05x, 256×768×768 0.99–1.04x, 384³ 1.01–1.04x, 448³ 1.02x,
+  // 448×768×768 1.0–1.01x, 480³ 1.02x; past the bound packed B wins — 128×768×1000 0.91x,
+  // 128×512×2048 0.87x, 128×3072×768 0.86x, 64×1024×1024 0.96x, 384×1024×1024 0.83x — and at
+  // 512 rows (512×768×768 0.96x, 512×1000×1000 even). On 2 threads, over packed B:
+  // 128×768×768 1.55x, 96×1536×384 1.75x, 256×1000×1000 1.27x (1.0–1.04x oneDNN), 384³ 1.05x,
+  // 448×768×768 1.17x.
   if (t.avx512 && !t.intel && !t.zmm_in_halves && g.pack_b && !w.trans_b && !narrow && g.vec == vec &&
-      w.m <= 256) {
+      w.m < 512) {
     const int64_t stride = w.ldb * int64_t(sizeof(float));
     const int64_t power_of_two = stride & -stride;
     if (std::min<int64_t>(g.kc, w.k) * power_of_two <= t.l2_bytes * 3 / 4) g.pack_b = false;

@@ -551,7 +551,7 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
 }
 
-// Up to 256 rows of A on full-width AVX-512 (Zen 5): B read where it lies while its K block
+// Fewer than 512 rows of A on full-width AVX-512 (Zen 5): B read where it lies while its K block
 // times the power-of-two part of B's row stride (the rows' spread over L2's sets) stays
 // within 3/4 of L2; past that, with more rows, and on Zen 4 and Intel, B packed.
 TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
@@ -569,7 +569,8 @@ TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
   EXPECT_TRUE(packed(128, 768, 1000));    // 1000 rows of 1 KiB × 3: past 3/4 of L2
   EXPECT_TRUE(packed(64, 1024, 1024));    // 4 KiB
   EXPECT_TRUE(packed(128, 768, 768, 1024));
-  EXPECT_TRUE(packed(257, 768, 768));
+  EXPECT_FALSE(packed(511, 768, 768));
+  EXPECT_TRUE(packed(512, 768, 768));
   t.zmm_in_halves = true;
   EXPECT_TRUE(packed(128, 768, 768));
   t.zmm_in_halves = false, t.intel = true;
