@@ -24,7 +24,10 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   const GemmConfig g = GemmConfig::from(c);
 
   std::vector<PieceRequest> requests;
-  const TileSpec tile = tile_spec(w, g);
+  // B narrower than one tile: every tile is an N-edge tile.
+  const int edge_columns = n_edge_columns(w, g);
+  const bool all_edge = edge_columns > 0 && w.n < g.nr;
+  const TileSpec tile = all_edge ? n_edge_tile_spec(w, g) : tile_spec(w, g);
   auto emit = [](const TileSpec& s) {
     return [s](GemmEmitter& e, const std::string& n) { s.dot ? e.emit_dot_tile(s, n) : e.emit_tile(s, n); };
   };
@@ -32,6 +35,10 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   const std::vector<int> edge_rows = edge_tile_rows(w, g);
   for (int rows : edge_rows) {
     const TileSpec s = edge_tile_spec(w, g, rows);
+    requests.push_back({s.key(), emit(s)});
+  }
+  if (edge_columns > 0 && !all_edge) {
+    const TileSpec s = n_edge_tile_spec(w, g);
     requests.push_back({s.key(), emit(s)});
   }
   if (g.pack_a) {
@@ -55,6 +62,10 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   size_t i = 0;
   kernel->tile = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
   for (int rows : edge_rows) kernel->edge_tiles[size_t(rows)] = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
+  if (edge_columns > 0) {
+    kernel->n_edge_tile = all_edge ? kernel->tile : reinterpret_cast<TileFn>(got.pieces[i++]->fn);
+    kernel->n_edge_columns = edge_columns;
+  }
   if (g.pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
   if (g.pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
   if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);

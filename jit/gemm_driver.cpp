@@ -157,9 +157,15 @@ class Walk {
                 int64_t count, int64_t panels = 1) {
     const auto [pc, kb] = blk_[K];
     const float* a_tile = this->a_tile(row, ir, rows);
-    const int64_t left = edge_moves_left_ && cols < g_.nr && col + cols == hi_[N] ? g_.nr - cols : 0;
+    // Columns short of a tile that the N-edge tile covers (the last columns; also, ending a
+    // thread's range or the aligned grid's first block, wider ones, on the main tile) in full
+    // rows on the N-edge tile, where there is one (the last rows on their own edge tile, as
+    // wide as the main one).
+    const bool n_edge = rows == g_.mr && cols <= k_.n_edge_columns && k_.n_edge_tile;
+    const int64_t width = n_edge ? k_.n_edge_columns : g_.nr;
+    const int64_t left = edge_moves_left_ && cols < width && col + cols == hi_[N] ? width - cols : 0;
     if (rows == g_.mr || k_.edge_tiles[size_t(rows)]) {
-      const TileFn tile = rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
+      const TileFn tile = n_edge ? k_.n_edge_tile : rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
       tile(a_tile, b_tile - left, args_.c + row * w_.ldc + col - left, kb, pc == 0, cols + left, left, count, panels);
     } else {
       // A remainder of a bucket of M without a tile of its own: the tiles of its binary

@@ -50,7 +50,7 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   // the default blocks, a short burst beside the tile's own misses; one line per tile of one
   // row and all tiles fetching, most lines past the panel, ran 15% slower at 512³).
   constexpr int64_t kNextPanelLines = 16;
-  llvm::Value* panel_floats = b_.CreateMul(kb, i64(s.nr));
+  llvm::Value* panel_floats = b_.CreateMul(kb, i64(s.pack_b ? s.b_panel : s.nr));
   // `panels` columns of such tiles side by side (whole panels), one call for all: on short K
   // blocks the call per panel was a large part of the time (Zen 3, 8×4096×4096 on 2×32 tiles
   // over blocks of 8 rows: 1.09x, median of six runs alternated with a call per panel).
@@ -98,13 +98,13 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
 
 void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,
                               const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc) {
-  // Packed A: a(i, p) at a[p·a_panel + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·nr],
+  // Packed A: a(i, p) at a[p·a_panel + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·b_panel],
   // zero-padded to full vectors; unpacked: b[p·ldb], whole vectors (the tile at the N edge
   // moves left) unless B is narrower than the tile. Masks in the loop take mask registers
   // (tried with 8 vectors a row: LLVM spilled them and reloaded one before every load).
   const int64_t a_row = s.pack_a ? 1 : s.lda;
   const int64_t a_k = s.pack_a ? s.a_panel : 1;
-  const int64_t b_k = s.pack_b ? s.nr : s.ldb;
+  const int64_t b_k = s.pack_b ? s.b_panel : s.ldb;
   const int nv = s.nr / W_, rows = s.rows;
   const llvm::Align b_align(s.pack_b ? size_t(W_) * 4 : 4);
 

@@ -35,6 +35,9 @@ struct TileSpec {
   int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_n = 0, prefetch_c = 0;
   // Rows of a packed A panel (the main tile's mr): the edge tile reads the last `rows` of it.
   int a_panel = 0;
+  // Floats of a row of a packed B panel (the main tile's nr): the N-edge tile, narrower,
+  // reads the first `nr` of each.
+  int b_panel = 0;
   bool pack_a = false, pack_b = false;
   bool tail = false;  // a K step loop after the unrolled one (some K block is not a multiple)
   // K fits one block: every call is the first, C is not read unless beta != 0.
@@ -84,6 +87,13 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c);
 // mr, those powers, which the driver combines (a remainder of 5 runs the tiles of 4 and 1).
 std::vector<int> edge_tile_rows(const Workload& w, const GemmConfig& c);
 TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows);
+// The columns of the N-edge tile, the tiles of the last N mod nr columns: N mod nr rounded up
+// to whole vectors, where that is narrower than nr (0: none; the main tile runs the edge,
+// computing nr columns). 65 columns on tiles of 48 computed 96, with it 80: 65³ ran 1.14x,
+// 257³ 1.05x faster (ratios to OpenBLAS in the same runs, Zen 5). Not in the dot form, whose
+// tiles are a few columns wide.
+int n_edge_columns(const Workload& w, const GemmConfig& c);
+TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c);
 // The tile masks its loads of B (TileSpec::masked_loads): B read in place, narrower than a tile.
 bool tile_masks_b(const Workload& w, const GemmConfig& c);
 // The tile runs rows of tiles across N (TileSpec::sweep_n).

@@ -40,6 +40,10 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   // [r]: the tile of the last r = M mod mr rows, where compiled (edge_tile_rows); a
   // remainder without one of its own runs the tiles of its binary digits.
   std::array<TileFn, 16> edge_tiles{};
+  // The tile of mr rows and the last N mod nr columns, n_edge_columns wide, where compiled
+  // (n_edge_columns()); else the main tile runs them.
+  TileFn n_edge_tile = nullptr;
+  int64_t n_edge_columns = 0;
   PackAFn pack_a = nullptr;      // with config pack_a only
   PackBFn pack_b = nullptr;      // with config pack_b only
   EpilogueFn epilogue = nullptr;  // with a bias or an activation only

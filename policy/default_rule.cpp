@@ -55,10 +55,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.mr = 6, g.nr = 4 * vec;
     if (w.m <= 8) g.mr = int(w.m == 1 ? 1 : w.m < 8 ? w.m : 8), g.nr = 3 * vec;
     // N not a multiple of the tile: the width of 2–4 vectors that computes the fewest columns
-    // (the wider on a tie), where that is a sixteenth fewer — the N-edge tile moves left and
-    // computes columns twice (Zen 4 against LIBXSMM: 96³ on 6 × 64 0.70x, on 6 × 48 1.0x;
-    // 160³ on 4 × 64 0.84x, on 12 × 32 0.98x; Zen 5, 6 × 48 over 6 × 64, paired: 513³ (8%
-    // fewer columns) 1.09x, 480³ (6.3%) 1.07x, 460³ 1.06x).
+    // in whole tiles (the wider on a tie), where that is a sixteenth fewer (Zen 4 against
+    // LIBXSMM: 96³ on 6 × 64 0.70x, on 6 × 48 1.0x; 160³ on 4 × 64 0.84x, on 12 × 32 0.98x;
+    // Zen 5, 6 × 48 over 6 × 64, paired: 513³ 1.09x, 480³ 1.07x, 460³ 1.06x). Measured again
+    // with the N-edge tile, which computes as few columns on either width, the narrower still
+    // won where the wider one's edge tile is a single vector: 513³ 1.03x, 65³ 1.07–1.10x;
+    // 480³ (an edge of two vectors) even.
     if (w.m > 8 && w.n >= g.nr) {
       const int best = vectors_computing_fewest(w.n, vec, 2, 4);
       if (columns_computed(w.n, best * vec) * 16 <= columns_computed(w.n, g.nr) * 15)

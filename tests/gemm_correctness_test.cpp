@@ -217,6 +217,42 @@ std::vector<float> run_in_ranges(const Kernel& k, const Problem& p, int64_t piec
   return got;
 }
 
+// The last N mod nr columns on the N-edge tile, N mod nr rounded up to whole vectors wide: on
+// packed B (reading the first vectors of a padded panel) and on B read in place (moving left
+// by less than a tile), in either tile order, whole and in ranges that split N, with bias,
+// GELU and C accumulated into. B narrower than a tile runs every tile as N-edge tiles.
+TEST(GemmCorrectness, NEdgeTile) {
+  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
+  const Workload w = epi(mm(23, 2 * nv * v + v + 1, 45), true, kGelu, 1.0f);
+  for (const std::string variant : {"pack_b=1 tiles=nm", "pack_b=0 tiles=nm", "pack_b=1 tiles=mn",
+                                    "pack_b=0 tiles=mn"}) {
+    const Config c = gemm_space(w, Target::host())
+                         .parse("mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
+                                " kc=32 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
+                                "order=nkm split=n " + variant);
+    SCOPED_TRACE(describe(w, &c));
+    const KernelPtr k = compile_gemm(w, c);
+    EXPECT_EQ(k->n_edge_columns, 2 * v);
+    EXPECT_NE(k->n_edge_tile, k->tile);
+    const Problem p(w, w.hash());
+    for (int64_t pieces = 1; pieces <= 3; ++pieces) {
+      const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+      EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+    }
+  }
+  const Workload narrow = mm(9, v + 3, 20);
+  const Config c = gemm_space(narrow, Target::host())
+                       .parse("mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
+                              " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
+                              "prefetch_c=0 order=nkm split=m tiles=nm");
+  const KernelPtr k = compile_gemm(narrow, c);
+  EXPECT_EQ(k->n_edge_columns, 2 * v);
+  EXPECT_EQ(k->n_edge_tile, k->tile);
+  const Problem p(narrow, 5);
+  EXPECT_EQ(compare_c(narrow, run_in_ranges(*k, p, 1), p.want, matmul_tolerance(narrow, 1.0)), "");
+}
+
+
 // B read in place from a buffer at any offset from a cache line: on wide B the tiles start
 // where the lines of B start, after one tile that writes only the columns before them; the
 // last tile of every range moves left. Each offset, whole and split into ranges, tiles in

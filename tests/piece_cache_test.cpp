@@ -43,11 +43,14 @@ TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
 
   KernelPtr first = compile_gemm(w, g.to_config(Target::host()));
   KernelPtr second = compile_gemm(w, h.to_config(Target::host()));
-  EXPECT_EQ(first->pieces_compiled, 5);  // tile, edge tile, pack A, pack B, epilogue
+  // Tile, edge tile (M), N-edge tile (the last 70 mod nr columns), pack A, pack B, epilogue.
+  EXPECT_EQ(first->pieces_compiled, 6);
   EXPECT_EQ(second->pieces_compiled, 0);
   EXPECT_EQ(first->tile, second->tile);
   ASSERT_NE(first->edge_tiles[4], nullptr);
   EXPECT_EQ(first->edge_tiles[4], second->edge_tiles[4]);
+  ASSERT_NE(first->n_edge_tile, nullptr);
+  EXPECT_EQ(first->n_edge_tile, second->n_edge_tile);
   EXPECT_EQ(first->pack_a, second->pack_a);
   EXPECT_EQ(first->pack_b, second->pack_b);
   EXPECT_EQ(first->epilogue, second->epilogue);
