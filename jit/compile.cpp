@@ -41,6 +41,11 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
     const TileSpec s = n_edge_tile_spec(w, g);
     requests.push_back({s.key(), emit(s)});
   }
+  const int dot_columns = dot_edge_columns(w, g);
+  if (dot_columns > 0) {
+    const TileSpec s = dot_edge_spec(w, g);
+    requests.push_back({s.key(), emit(s)});
+  }
   if (g.pack_a) {
     const PackASpec s = pack_a_spec(w, g);
     requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_pack_a(s, n); }});
@@ -66,6 +71,10 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
     kernel->n_edge_tile = all_edge ? kernel->tile : reinterpret_cast<TileFn>(got.pieces[i++]->fn);
     kernel->n_edge_columns = edge_columns;
   }
+  if (dot_columns > 0) {
+    kernel->dot_edge = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
+    kernel->dot_edge_columns = dot_columns;
+  }
   if (g.pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
   if (g.pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
   if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);
@@ -76,6 +85,7 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   kernel->tiles = gemm_tiles(w, g);
   kernel->workspace_floats = gemm_workspace_floats(w, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);
+  kernel->dot_edge_offset = kernel->workspace_floats - gemm_dot_edge_floats(w, g);
   kernel->edge_moves_left = !g.pack_b && !tile.dot && !tile_masks_b(w, g);
   kernel->tile_sweeps_n = tile.sweep_n;
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -102,6 +102,16 @@ bool half_width_pays(int64_t n, int vec, int widest) {
   return columns_computed(n, vec) * 10 <= columns_computed(n, widest) * 9;
 }
 
+int dot_edge_columns(const Workload& w, const GemmConfig& c) {
+  if (gemm_dot_form(w, c) || w.n <= c.nr) return 0;
+  const int rest = int(w.n % c.nr);
+  return rest <= kDotEdgeColumns ? rest : 0;
+}
+
+int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c) {
+  return w.trans_b ? 0 : (dot_edge_columns(w, c) * w.k + 15) / 16 * 16;
+}
+
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c) {
   return c.split == Split::m ? ceil_div(w.m, c.mr) : ceil_div(w.n, c.nr);
 }
@@ -116,7 +126,7 @@ int64_t gemm_packed_a_floats(const Workload& w, const GemmConfig& c) {
 int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c) {
   const int64_t kb = std::min<int64_t>(c.kc, w.k);
   const int64_t nb = std::min<int64_t>(c.nc, ceil_div(w.n, c.nr) * c.nr);
-  return gemm_packed_a_floats(w, c) + (c.pack_b ? (kb * nb + 15) / 16 * 16 : 0);
+  return gemm_packed_a_floats(w, c) + (c.pack_b ? (kb * nb + 15) / 16 * 16 : 0) + gemm_dot_edge_floats(w, c);
 }
 
 }  // namespace livetune

@@ -47,7 +47,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 17;
+inline constexpr int kGemmTemplateVersion = 18;
 
 Space gemm_space(const Workload& w, const Target& t);
 
@@ -93,13 +93,23 @@ inline int64_t columns_computed(int64_t n, int64_t width) { return (n + width - 
 // units it issues at a zmm's rate and does half the work, and the search decides.
 bool half_width_pays(int64_t n, int vec, int widest);
 
+// The last N mod nr columns where they are at most kDotEdgeColumns (N = 65, 129, 513 on
+// tiles of 64): computed after the blocked walk by a dot tile of one row over all of K (the
+// dot edge, gemm_driver.cpp), each value of C a reduction along K — a tile of vectors across N
+// would compute a whole vector per column. 0: none. Not in the dot form, nor on N of one tile.
+inline constexpr int kDotEdgeColumns = 4;
+int dot_edge_columns(const Workload& w, const GemmConfig& c);
+// Floats of the workspace the dot edge copies its columns of B into (a run along K each),
+// after the packed blocks; 0 where B is transposed (its rows are those runs) or no dot edge.
+int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c);
+
 // Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns).
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c);
 
 // Floats of the packed A block at the start of the workspace (0 without packing).
 int64_t gemm_packed_a_floats(const Workload& w, const GemmConfig& c);
 
-// Floats of scratch one call of the kernel needs (packed A and B blocks).
+// Floats of scratch one call of the kernel needs (packed A and B blocks, the dot edge's B).
 int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c);
 
 }  // namespace livetune

@@ -10,6 +10,7 @@
 // `count` tiles one below the other.
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
   llvm::Value* whole_k = b_.CreateAnd(kb, i64(-int64_t(W_)));
   llvm::Value* tail_mask = lane_mask(b_.CreateSub(kb, whole_k));
 
-  const int wide = dot_columns(s.rows, registers_);
+  const int wide = std::min(dot_columns(s.rows, registers_), s.nr);
   llvm::FastMathFlags reassociate;
   reassociate.setAllowReassoc();
   llvm::IRBuilder<> at_entry(&f->getEntryBlock(), f->getEntryBlock().begin());

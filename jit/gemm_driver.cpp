@@ -32,6 +32,8 @@ class Walk {
     } else {
       lo_[N] = args.begin * g_.nr, hi_[N] = std::min(args.end * g_.nr, w_.n);
     }
+    // The range that ends at N leaves its last columns to the dot edge, where there is one.
+    if (k.dot_edge && hi_[N] == w_.n) dot_edge_ = k.dot_edge_columns, hi_[N] -= dot_edge_;
     step_[M] = g_.mc, step_[N] = g_.nc, step_[K] = g_.kc;
     a_pack_ = args.workspace;
     b_pack_ = args.workspace + k.packed_a_floats;
@@ -43,6 +45,11 @@ class Walk {
   }
 
   void run() {
+    walk();
+    if (dot_edge_ > 0) dot_edge();
+  }
+
+  void walk() {
     // One block in every dimension (small GEMMs): the loop nest has nothing to walk, and
     // walking it cost a 4x4x4 call more than its tile did.
     const bool some = hi_[M] > lo_[M] && hi_[N] > lo_[N];
@@ -52,6 +59,24 @@ class Walk {
       return;
     }
     level(0);
+  }
+
+  // The last dot_edge_ columns of the range's rows, all of K at once, one row after another.
+  // B's columns are copied into runs along K first, reading B row by row (B transposed: its
+  // rows are those runs).
+  void dot_edge() {
+    const int64_t rows = hi_[M] - lo_[M], col = hi_[N];
+    if (rows <= 0) return;
+    const float* runs = args_.b + col * w_.ldb;
+    if (!w_.trans_b) {
+      float* copy = args_.workspace + k_.dot_edge_offset;
+      for (int64_t p = 0; p < w_.k; ++p)
+        for (int64_t j = 0; j < dot_edge_; ++j) copy[j * w_.k + p] = args_.b[p * w_.ldb + col + j];
+      runs = copy;
+    }
+    float* c = args_.c + lo_[M] * w_.ldc + col;
+    k_.dot_edge(args_.a + lo_[M] * w_.lda, runs, c, w_.k, 1, dot_edge_, 0, rows, 1);
+    if (k_.epilogue) epilogue(c, col, rows, dot_edge_);
   }
 
   void level(int depth) {
@@ -214,6 +239,7 @@ class Walk {
   bool a_packed_ = false, b_packed_ = false;
   bool edge_moves_left_;
   int64_t shift_;  // columns before the first tile of the aligned grid (aligned_grid_shift)
+  int64_t dot_edge_ = 0;  // the last columns of N, left to the dot edge
 };
 
 }  // namespace

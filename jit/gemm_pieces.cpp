@@ -72,7 +72,7 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
 }
 
 int n_edge_columns(const Workload& w, const GemmConfig& c) {
-  if (gemm_dot_form(w, c) || w.n % c.nr == 0) return 0;
+  if (gemm_dot_form(w, c) || w.n % c.nr == 0 || dot_edge_columns(w, c) > 0) return 0;
   const int columns = int(columns_computed(w.n % c.nr, c.vec));
   return columns < c.nr ? columns : 0;
 }
@@ -85,6 +85,15 @@ TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c) {
   // unrolled: alternated runs measured the same speed as unrolled (65³, 257³, 513³) and
   // 1–2 ms less compile at 65³.
   t.unroll = 1, t.tail = false, t.sweep_n = false, t.next_panel = false;
+  return t;
+}
+
+TileSpec dot_edge_spec(const Workload& w, const GemmConfig& c) {
+  TileSpec t;
+  t.vec = c.vec, t.rows = 1, t.nr = dot_edge_columns(w, c), t.unroll = 1;
+  t.dot = true, t.one_k_block = true;
+  t.lda = w.lda, t.ldb = w.trans_b ? w.ldb : w.k, t.ldc = w.ldc;
+  t.beta = w.beta == 0.0f ? 0.0f : w.beta;
   return t;
 }
 

@@ -94,6 +94,9 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows);
 // tiles are a few columns wide.
 int n_edge_columns(const Workload& w, const GemmConfig& c);
 TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c);
+// The dot edge's tile (dot_edge_columns): one row, all of K in one block, B's columns as runs
+// of K floats (B transposed: its rows where they lie; else the copy in the workspace).
+TileSpec dot_edge_spec(const Workload& w, const GemmConfig& c);
 // The tile masks its loads of B (TileSpec::masked_loads): B read in place, narrower than a tile.
 bool tile_masks_b(const Workload& w, const GemmConfig& c);
 // The tile runs rows of tiles across N (TileSpec::sweep_n).

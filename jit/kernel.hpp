@@ -44,6 +44,11 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   // (n_edge_columns()); else the main tile runs them.
   TileFn n_edge_tile = nullptr;
   int64_t n_edge_columns = 0;
+  // The dot edge (dot_edge_columns), where there is one, and where its copy of B's columns
+  // starts in the workspace.
+  TileFn dot_edge = nullptr;
+  int64_t dot_edge_columns = 0;
+  int64_t dot_edge_offset = 0;
   PackAFn pack_a = nullptr;      // with config pack_a only
   PackBFn pack_b = nullptr;      // with config pack_b only
   EpilogueFn epilogue = nullptr;  // with a bias or an activation only

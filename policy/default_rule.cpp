@@ -29,12 +29,23 @@ int at_least(const Knob& knob, int64_t want) {
   return *std::max_element(knob.values.begin(), knob.values.end());
 }
 
-// Vectors of `vec` floats per tile row, from `fewest` to `most`, whose tiles compute the
-// fewest columns across N; the wider on a tie.
-int vectors_computing_fewest(int64_t n, int vec, int fewest, int most) {
+// The work of tiles `width` floats wide across N (N > width), in columns: whole tiles, then
+// the N-edge tile's vectors, or the dot edge's columns each as costly as a vector (paired on
+// Zen 5, 6 × 64 with a dot edge of 1 column over 6 × 48 with an N-edge tile of 2 vectors:
+// 65³ 1.16x, 129³ 1.09x, 257³ 1.05x, 513³ 1.01x; of 4 columns: 200×1028×512 1.05x, but
+// 65×68×65 0.96x, its short K rows paying each reduction).
+int64_t columns_worked(int64_t n, int width, int vec) {
+  const int64_t rest = n % width;
+  return n - rest + (rest <= kDotEdgeColumns ? rest * vec : columns_computed(rest, vec));
+}
+
+// Vectors of `vec` floats per tile row, from `fewest` to `most`, whose tiles cost the least
+// by `cost`(n, width) across N; the wider on a tie.
+template <class Cost>
+int vectors_costing_least(int64_t n, int vec, int fewest, int most, Cost cost) {
   int best = most;
   for (int nv = most - 1; nv >= fewest; --nv)
-    if (columns_computed(n, nv * vec) < columns_computed(n, best * vec)) best = nv;
+    if (cost(n, nv * vec) < cost(n, best * vec)) best = nv;
   return best;
 }
 
@@ -54,17 +65,15 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   if (t.avx512) {
     g.mr = 6, g.nr = 4 * vec;
     if (w.m <= 8) g.mr = int(w.m == 1 ? 1 : w.m < 8 ? w.m : 8), g.nr = 3 * vec;
-    // N not a multiple of the tile: the width of 2–4 vectors that computes the fewest columns
-    // in whole tiles (the wider on a tie), where that is a sixteenth fewer (Zen 4 against
-    // LIBXSMM: 96³ on 6 × 64 0.70x, on 6 × 48 1.0x; 160³ on 4 × 64 0.84x, on 12 × 32 0.98x;
-    // Zen 5, 6 × 48 over 6 × 64, paired: 513³ 1.09x, 480³ 1.07x, 460³ 1.06x). Measured again
-    // with the N-edge tile, which computes as few columns on either width, the narrower still
-    // won where the wider one's edge tile is a single vector: 513³ 1.03x, 65³ 1.07–1.10x;
-    // 480³ (an edge of two vectors) even.
+    // N not a multiple of the tile: the width of 2–4 vectors that works the fewest columns
+    // (columns_worked; the wider on a tie), where that is a sixteenth fewer. Measured when every
+    // width's edge was a whole tile (Zen 4 against LIBXSMM: 96³ on 6 × 64 0.70x, on 6 × 48
+    // 1.0x; 160³ on 4 × 64 0.84x, on 12 × 32 0.98x) and with the N-edge and dot edges (Zen 5,
+    // paired: 460³ and 480³ even on either).
     if (w.m > 8 && w.n >= g.nr) {
-      const int best = vectors_computing_fewest(w.n, vec, 2, 4);
-      if (columns_computed(w.n, best * vec) * 16 <= columns_computed(w.n, g.nr) * 15)
-        g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
+      auto worked = [vec](int64_t n, int width) { return columns_worked(n, width, vec); };
+      const int best = vectors_costing_least(w.n, vec, 2, 4, worked);
+      if (worked(w.n, best * vec) * 16 <= worked(w.n, g.nr) * 15) g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
     }
   } else {
     g.mr = 6, g.nr = 2 * vec;
@@ -86,7 +95,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // paired over 14 rows × 2 zmm: 1.24x).
     if (t.zmm_in_halves && half_width_pays(w.n, vec / 2, vec) && w.n <= 4 * (vec / 2)) g.vec = vec / 2;
     g.nr = int(columns_computed(w.n, g.vec));
-    if (!t.avx512) g.nr = vectors_computing_fewest(w.n, vec, 1, 4) * vec;
+    if (!t.avx512) g.nr = vectors_costing_least(w.n, vec, 1, 4, columns_computed) * vec;
     const int nv = g.nr / g.vec;
     g.mr = 1;
     for (int mr : knob(space, "mr").values)

@@ -240,7 +240,7 @@ TEST(GemmCorrectness, NEdgeTile) {
       EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
     }
   }
-  const Workload narrow = mm(9, v + 3, 20);
+  const Workload narrow = mm(9, v + 3, 20);  // every tile an N-edge tile
   const Config c = gemm_space(narrow, Target::host())
                        .parse("mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
                               " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
@@ -252,6 +252,38 @@ TEST(GemmCorrectness, NEdgeTile) {
   EXPECT_EQ(compare_c(narrow, run_in_ranges(*k, p, 1), p.want, matmul_tolerance(narrow, 1.0)), "");
 }
 
+
+// The last N mod nr columns, up to kDotEdgeColumns, on the dot edge after the blocked walk:
+// copied from B as runs along K (B transposed and packed: its rows read where they lie), in
+// ranges that split M or N (only the range that ends at N has them), on B read in place with
+// the aligned grid's shift, with bias, GELU and C accumulated into.
+TEST(GemmCorrectness, DotEdge) {
+  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
+  for (const bool trans_b : {false, true}) {
+    Workload w = epi(mm(23, 16 * nv * v + 3, 45, trans_b), true, kGelu, 0.5f);
+    if (!trans_b) w.ldb = w.n + 16 - w.n % 16;  // rows a whole number of lines apart: the grid shifts
+    const Problem p(w, w.hash());
+    for (const std::string variant : {"pack_b=1 split=m tiles=nm", "pack_b=0 split=n tiles=nm",
+                                      "pack_b=1 split=n tiles=mn", "pack_b=0 split=m tiles=mn"}) {
+      if (trans_b && variant.find("pack_b=0") != std::string::npos) continue;  // the dot form
+      const Config c = gemm_space(w, Target::host())
+                           .parse("mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
+                                  " kc=32 mc=96 nc=256 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
+                                  "order=nkm " + variant);
+      SCOPED_TRACE(describe(w, &c));
+      const KernelPtr k = compile_gemm(w, c);
+      EXPECT_EQ(k->dot_edge_columns, 3);
+      EXPECT_EQ(k->n_edge_tile, nullptr);
+      for (int64_t pieces = 1; pieces <= 3; ++pieces) {
+        AlignedFloats b(int64_t(p.b.size()) + 16);
+        std::copy(p.b.begin(), p.b.end(), b.get() + 5);  // B 5 floats past a line
+        const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces, b.get() + 5), p.want,
+                                           matmul_tolerance(w, 1.0));
+        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+      }
+    }
+  }
+}
 
 // B read in place from a buffer at any offset from a cache line: on wide B the tiles start
 // where the lines of B start, after one tile that writes only the columns before them; the

@@ -396,11 +396,15 @@ std::vector<Workload> default_rule_workloads() {
   out.push_back(Workload::matmul(64, 64, 64));
   out.push_back(Workload::matmul(96, 96, 96));
   out.push_back(Workload::matmul(160, 160, 160));
+  // Last columns on the dot edge (one, four) and on the N-edge tile.
+  out.push_back(Workload::matmul(65, 65, 65));
+  out.push_back(Workload::matmul(33, 132, 40, true));
+  out.push_back(Workload::matmul(65, 68, 65));
   return out;
 }
 
 // The AVX-512 tile widths: ymm where N is narrow, and 2–4 zmm as N's edge least wastes (a
-// sixteenth fewer columns at least).
+// sixteenth fewer columns worked at least, a column of the dot edge as a vector).
 TEST(DefaultRule, TileWidthFollowsN) {
   if (!host().avx512) GTEST_SKIP() << "AVX-512 branches";
   auto tile = [](int64_t m, int64_t n, int64_t k) {
@@ -408,10 +412,12 @@ TEST(DefaultRule, TileWidthFollowsN) {
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + "/" + std::to_string(g.vec) + (g.pack_b ? " packed" : "");
   };
   EXPECT_EQ(tile(1000, 17, 333), host().zmm_in_halves ? "8x24/8 packed" : "12x32/16");
-  EXPECT_EQ(tile(96, 96, 96), "6x48/16");
-  EXPECT_EQ(tile(160, 160, 160), "12x32/16");
-  EXPECT_EQ(tile(513, 513, 513), "6x48/16 packed");  // 528 columns, not 576
-  EXPECT_EQ(tile(1025, 1025, 1025), "6x64/16 packed");  // 1056, not 1088: too few fewer
+  EXPECT_EQ(tile(96, 96, 96), "6x64/16");     // 64 and an N-edge tile of 32: as many as 2 × 48
+  EXPECT_EQ(tile(160, 160, 160), "6x64/16");  // 128 + 32, as many as 5 × 32
+  EXPECT_EQ(tile(65, 68, 65), "6x48/16");     // 48 + 32, not 64 and 4 dot-edge columns (128)
+  EXPECT_EQ(tile(200, 1028, 512), "6x64/16");  // 1040, not 1088: too few fewer
+  EXPECT_EQ(tile(513, 513, 513), "6x64/16 packed");    // a dot edge of one column: 528 either way
+  EXPECT_EQ(tile(1025, 1025, 1025), "6x64/16 packed");
   EXPECT_EQ(tile(64, 64, 64), "4x64/16");
   EXPECT_EQ(tile(256, 256, 256), host().zmm_in_halves ? "4x64/16" : "6x64/16");
   EXPECT_EQ(tile(2048, 2048, 2048), "6x64/16 packed");
