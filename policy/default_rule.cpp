@@ -29,14 +29,16 @@ int at_least(const Knob& knob, int64_t want) {
   return *std::max_element(knob.values.begin(), knob.values.end());
 }
 
-// The work of tiles `width` floats wide across N (N > width), in columns: whole tiles, then
-// the N-edge tile's vectors, or the dot edge's columns each as costly as a vector (paired on
-// Zen 5, 6 × 64 with a dot edge of 1 column over 6 × 48 with an N-edge tile of 2 vectors:
-// 65³ 1.16x, 129³ 1.09x, 257³ 1.05x, 513³ 1.01x; of 4 columns: 200×1028×512 1.05x, but
-// 65×68×65 0.96x, its short K rows paying each reduction).
+// The work of tiles `width` floats wide across N (N > width), in columns: whole tiles, the
+// last one whole too where the N-edge tile runs it (it computes fewer columns, but 12 × 32
+// over 6 × 64 with the N-edge tile still ran 1.07x at 1531×211×769, as many columns; 96³ and
+// 160³ even), or the dot edge's columns each as costly as a vector (paired on Zen 5, 6 × 64
+// with a dot edge of 1 column over 6 × 48 with an N-edge tile: 65³ 1.16x, 129³ 1.09x, 257³
+// 1.05x, 513³ 1.01x; of 4 columns: 200×1028×512 1.05x, but 65×68×65 0.96x, its short K rows
+// paying each reduction).
 int64_t columns_worked(int64_t n, int width, int vec) {
   const int64_t rest = n % width;
-  return n - rest + (rest <= kDotEdgeColumns ? rest * vec : columns_computed(rest, vec));
+  return rest <= kDotEdgeColumns ? n - rest + rest * vec : columns_computed(n, width);
 }
 
 // Vectors of `vec` floats per tile row, from `fewest` to `most`, whose tiles cost the least
@@ -66,10 +68,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.mr = 6, g.nr = 4 * vec;
     if (w.m <= 8) g.mr = int(w.m == 1 ? 1 : w.m < 8 ? w.m : 8), g.nr = 3 * vec;
     // N not a multiple of the tile: the width of 2–4 vectors that works the fewest columns
-    // (columns_worked; the wider on a tie), where that is a sixteenth fewer. Measured when every
-    // width's edge was a whole tile (Zen 4 against LIBXSMM: 96³ on 6 × 64 0.70x, on 6 × 48
-    // 1.0x; 160³ on 4 × 64 0.84x, on 12 × 32 0.98x) and with the N-edge and dot edges (Zen 5,
-    // paired: 460³ and 480³ even on either).
+    // (columns_worked; the wider on a tie), where that is a sixteenth fewer (Zen 4 against
+    // LIBXSMM, before the N-edge tile: 96³ on 6 × 64 0.70x, on 6 × 48 1.0x; 160³ on 4 × 64
+    // 0.84x, on 12 × 32 0.98x; Zen 5, 6 × 48 over 6 × 64: 513³ 1.09x, 480³ 1.07x, 460³ 1.06x,
+    // with it even on 460³ and 480³).
     if (w.m > 8 && w.n >= g.nr) {
       auto worked = [vec](int64_t n, int width) { return columns_worked(n, width, vec); };
       const int best = vectors_costing_least(w.n, vec, 2, 4, worked);

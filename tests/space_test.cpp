@@ -412,11 +412,11 @@ TEST(DefaultRule, TileWidthFollowsN) {
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + "/" + std::to_string(g.vec) + (g.pack_b ? " packed" : "");
   };
   EXPECT_EQ(tile(1000, 17, 333), host().zmm_in_halves ? "8x24/8 packed" : "12x32/16");
-  EXPECT_EQ(tile(96, 96, 96), "6x64/16");     // 64 and an N-edge tile of 32: as many as 2 × 48
-  EXPECT_EQ(tile(160, 160, 160), "6x64/16");  // 128 + 32, as many as 5 × 32
-  EXPECT_EQ(tile(65, 68, 65), "6x48/16");     // 48 + 32, not 64 and 4 dot-edge columns (128)
-  EXPECT_EQ(tile(200, 1028, 512), "6x64/16");  // 1040, not 1088: too few fewer
-  EXPECT_EQ(tile(513, 513, 513), "6x64/16 packed");    // a dot edge of one column: 528 either way
+  EXPECT_EQ(tile(96, 96, 96), "6x48/16");      // 96 columns, not 128
+  EXPECT_EQ(tile(160, 160, 160), "12x32/16");  // 160, not 192
+  EXPECT_EQ(tile(65, 68, 65), "6x48/16");      // 96, not 64 and 4 dot-edge columns (128)
+  EXPECT_EQ(tile(200, 1028, 512), "6x64/16");  // 1056, not 1088: too few fewer
+  EXPECT_EQ(tile(513, 513, 513), "6x64/16 packed");  // a dot edge of one column: 528 either way
   EXPECT_EQ(tile(1025, 1025, 1025), "6x64/16 packed");
   EXPECT_EQ(tile(64, 64, 64), "4x64/16");
   EXPECT_EQ(tile(256, 256, 256), host().zmm_in_halves ? "4x64/16" : "6x64/16");
