@@ -74,7 +74,12 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
 int n_edge_columns(const Workload& w, const GemmConfig& c) {
   if (gemm_dot_form(w, c) || w.n % c.nr == 0 || dot_edge_columns(w, c) > 0) return 0;
   const int columns = int(columns_computed(w.n % c.nr, c.vec));
-  return columns < c.nr ? columns : 0;
+  if (columns == c.nr) return 0;
+  if (w.n < c.nr) return columns;  // it replaces the main tile
+  // A piece more to compile: only where it saves a sixteenth of the columns computed (on all
+  // N, 777×555×333's random:300 compile median went from 8.6 to 15 ms).
+  const int64_t whole = columns_computed(w.n, c.nr), saved = c.nr - columns;
+  return saved * 16 >= whole ? columns : 0;
 }
 
 TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c) {

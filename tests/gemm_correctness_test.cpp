@@ -217,6 +217,13 @@ std::vector<float> run_in_ranges(const Kernel& k, const Problem& p, int64_t piec
   return got;
 }
 
+// A config of `w` with tiles of 4 rows as wide as the host's registers allow, and `rest`.
+Config four_row_config(const Workload& w, const std::string& rest) {
+  const int v = Target::host().vector_floats();
+  return gemm_space(w, Target::host())
+      .parse("mr=4 nr=" + std::to_string(test::widest_vectors(4) * v) + " vec=" + std::to_string(v) + " " + rest);
+}
+
 // The last N mod nr columns on the N-edge tile, N mod nr rounded up to whole vectors wide: on
 // packed B (reading the first vectors of a padded panel) and on B read in place (moving left
 // by less than a tile), in either tile order, whole and in ranges that split N, with bias,
@@ -226,10 +233,8 @@ TEST(GemmCorrectness, NEdgeTile) {
   const Workload w = epi(mm(23, 2 * nv * v + v + 1, 45), true, kGelu, 1.0f);
   for (const std::string variant : {"pack_b=1 tiles=nm", "pack_b=0 tiles=nm", "pack_b=1 tiles=mn",
                                     "pack_b=0 tiles=mn"}) {
-    const Config c = gemm_space(w, Target::host())
-                         .parse("mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
-                                " kc=32 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
-                                "order=nkm split=n " + variant);
+    const Config c = four_row_config(
+        w, "kc=32 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm split=n " + variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
     EXPECT_EQ(k->n_edge_columns, 2 * v);
@@ -241,17 +246,14 @@ TEST(GemmCorrectness, NEdgeTile) {
     }
   }
   const Workload narrow = mm(9, v + 3, 20);  // every tile an N-edge tile
-  const Config c = gemm_space(narrow, Target::host())
-                       .parse("mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
-                              " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
-                              "prefetch_c=0 order=nkm split=m tiles=nm");
+  const Config c = four_row_config(narrow, "kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
+                                          "prefetch_c=0 order=nkm split=m tiles=nm");
   const KernelPtr k = compile_gemm(narrow, c);
   EXPECT_EQ(k->n_edge_columns, 2 * v);
   EXPECT_EQ(k->n_edge_tile, k->tile);
   const Problem p(narrow, 5);
   EXPECT_EQ(compare_c(narrow, run_in_ranges(*k, p, 1), p.want, matmul_tolerance(narrow, 1.0)), "");
 }
-
 
 // The last N mod nr columns, up to kDotEdgeColumns, on the dot edge after the blocked walk:
 // copied from B as runs along K (B transposed and packed: its rows read where they lie), in
@@ -266,10 +268,8 @@ TEST(GemmCorrectness, DotEdge) {
     for (const std::string variant : {"pack_b=1 split=m tiles=nm", "pack_b=0 split=n tiles=nm",
                                       "pack_b=1 split=n tiles=mn", "pack_b=0 split=m tiles=mn"}) {
       if (trans_b && variant.find("pack_b=0") != std::string::npos) continue;  // the dot form
-      const Config c = gemm_space(w, Target::host())
-                           .parse("mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
-                                  " kc=32 mc=96 nc=256 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
-                                  "order=nkm " + variant);
+      const Config c = four_row_config(
+          w, "kc=32 mc=96 nc=256 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm " + variant);
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       EXPECT_EQ(k->dot_edge_columns, 3);
