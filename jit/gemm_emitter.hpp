@@ -51,6 +51,8 @@ class GemmEmitter {
                        llvm::Value* cols, const std::vector<llvm::Value*>& acc);
   // W vectors of W lanes, transposed: lane i of result j is lane j of x[i].
   std::vector<llvm::Value*> transpose(std::vector<llvm::Value*> x);
+  // Lane i mod W of result i / W: the sum of the lanes of x[i] (gemm_dot_tile.cpp).
+  std::vector<llvm::Value*> lane_sums(const std::vector<llvm::Value*>& x);
   llvm::Value* emit_activation(ActivationKind act, llvm::Value* x);
   llvm::Value* emit_tanh(llvm::Value* x);
 

@@ -53,6 +53,8 @@ struct TileSpec {
   // B transposed read in place: the dot tile (gemm_dot_tile.cpp); unroll and tail count
   // vectors along K.
   bool dot = false;
+  // The dot edge: `count` counts rows, not tiles; a last tile short of rows repeats its last.
+  bool row_tail = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   std::string key() const;

@@ -32,13 +32,13 @@ int at_least(const Knob& knob, int64_t want) {
 // The work of tiles `width` floats wide across N (N > width), in columns: whole tiles, the
 // last one whole too where the N-edge tile runs it (it computes fewer columns, but 12 × 32
 // over 6 × 64 with the N-edge tile still ran 1.07x at 1531×211×769, as many columns; 96³ and
-// 160³ even), or the dot edge's columns each as costly as a vector (paired on Zen 5, 6 × 64
-// with a dot edge of 1 column over 6 × 48 with an N-edge tile: 65³ 1.16x, 129³ 1.09x, 257³
-// 1.05x, 513³ 1.01x; of 4 columns: 200×1028×512 1.05x, but 65×68×65 0.96x, its short K rows
-// paying each reduction).
-int64_t columns_worked(int64_t n, int width, int vec) {
+// 160³ even), or the dot edge's columns each as two (as many FMAs as a column of the tile,
+// then its sums and B's copy). Paired on Zen 5, 6 × 64 with a dot edge of 4 columns over 6 ×
+// 48 with an N-edge tile: 65×68×65 1.06–1.11x, 1000×68×300 1.16x, 100×260×100 1.10x,
+// 200×132×512 1.09x, 65×132×65 1.02–1.05x; of 1 column: 65³ 1.16x, 129³ 1.09x.
+int64_t columns_worked(int64_t n, int width) {
   const int64_t rest = n % width;
-  return rest <= kDotEdgeColumns ? n - rest + rest * vec : columns_computed(n, width);
+  return rest <= kDotEdgeColumns ? n + rest : columns_computed(n, width);
 }
 
 // Vectors of `vec` floats per tile row, from `fewest` to `most`, whose tiles cost the least
@@ -73,9 +73,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // 0.84x, on 12 × 32 0.98x; Zen 5, 6 × 48 over 6 × 64: 513³ 1.09x, 480³ 1.07x, 460³ 1.06x,
     // with it even on 460³ and 480³).
     if (w.m > 8 && w.n >= g.nr) {
-      auto worked = [vec](int64_t n, int width) { return columns_worked(n, width, vec); };
-      const int best = vectors_costing_least(w.n, vec, 2, 4, worked);
-      if (worked(w.n, best * vec) * 16 <= worked(w.n, g.nr) * 15) g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
+      const int best = vectors_costing_least(w.n, vec, 2, 4, columns_worked);
+      if (columns_worked(w.n, best * vec) * 16 <= columns_worked(w.n, g.nr) * 15) g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
     }
   } else {
     g.mr = 6, g.nr = 2 * vec;

@@ -261,8 +261,9 @@ TEST(GemmCorrectness, NEdgeTile) {
 // the aligned grid's shift, with bias, GELU and C accumulated into.
 TEST(GemmCorrectness, DotEdge) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
-  for (const bool trans_b : {false, true}) {
-    Workload w = epi(mm(23, 16 * nv * v + 3, 45, trans_b), true, kGelu, 0.5f);
+  // 23 rows: groups of up to 4 and a last one of 3; 6 rows in ranges: fewer than a group.
+  for (const auto& [m, trans_b] : {std::pair{23, false}, {23, true}, {6, false}}) {
+    Workload w = epi(mm(m, 16 * nv * v + 3, 45, trans_b), true, kGelu, 0.5f);
     if (!trans_b) w.ldb = w.n + 16 - w.n % 16;  // rows a whole number of lines apart: the grid shifts
     const Problem p(w, w.hash());
     for (const std::string variant : {"pack_b=1 split=m tiles=nm", "pack_b=0 split=n tiles=nm",

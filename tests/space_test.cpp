@@ -404,7 +404,7 @@ std::vector<Workload> default_rule_workloads() {
 }
 
 // The AVX-512 tile widths: ymm where N is narrow, and 2–4 zmm as N's edge least wastes (a
-// sixteenth fewer columns worked at least, a column of the dot edge as a vector).
+// sixteenth fewer columns worked at least, a column of the dot edge as two).
 TEST(DefaultRule, TileWidthFollowsN) {
   if (!host().avx512) GTEST_SKIP() << "AVX-512 branches";
   auto tile = [](int64_t m, int64_t n, int64_t k) {
@@ -414,8 +414,9 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(1000, 17, 333), host().zmm_in_halves ? "8x24/8 packed" : "12x32/16");
   EXPECT_EQ(tile(96, 96, 96), "6x48/16");      // 96 columns, not 128
   EXPECT_EQ(tile(160, 160, 160), "12x32/16");  // 160, not 192
-  EXPECT_EQ(tile(65, 68, 65), "6x48/16");      // 96, not 64 and 4 dot-edge columns (128)
-  EXPECT_EQ(tile(200, 1028, 512), "6x64/16");  // 1056, not 1088: too few fewer
+  EXPECT_EQ(tile(65, 68, 65), "6x64/16");      // 64 and 4 dot-edge columns (72), not 96
+  EXPECT_EQ(tile(100, 260, 100), "6x64/16");   // 264, not 288
+  EXPECT_EQ(tile(200, 1028, 512), "6x64/16");  // 1032, not 1056
   EXPECT_EQ(tile(513, 513, 513), "6x64/16 packed");  // a dot edge of one column: 528 either way
   EXPECT_EQ(tile(1025, 1025, 1025), "6x64/16 packed");
   EXPECT_EQ(tile(64, 64, 64), "4x64/16");
