@@ -213,8 +213,13 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 49.6 against 31.6 (42.6), 16 67.8 against 42.6 (54.9), 32×4096×1024 82.2 against 57.4
   // (69.7), 32×4096×4096 71.8 against 61.8 (75.2), 24×1024×4096 77.9 against 62.4 (75.8); M = 48
   // even (72.3, 72.0), M = 64 no (79.5 against 85.3). Unmeasured on AVX2 and Intel.
+  //   A B in L2 up to 16 rows: packing it transposed costs as much as a few rows' FMAs. Zen 5,
+  // over the packed default (against OpenBLAS in the same runs): 1×512×512 2.8–4.1x,
+  // 2×1000×200 3x, 4×64×64 3.4x, 8×256×256 2.1x, 13×21×700 2.8x, 16×512×256 1.3x, 16×768×256
+  // 1.2–1.9x. More rows gain less and lose where long K rows of B leave L1 (paired: 24×384×384
+  // 1.17x, 32×512×512 1.05x, but 20×100×1000 0.97x, 24×64×2048 0.85x).
   const bool streamed_transposed_b = w.trans_b && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes;
-  if (streamed_transposed_b && w.m <= 32) {
+  if (w.trans_b && w.m <= (streamed_transposed_b ? 32 : 16)) {
     const int64_t tiles = (w.m + 3) / 4;
     g.mr = int((w.m + tiles - 1) / tiles), g.vec = vec, g.nr = 4 * vec;
     const int group = dot_columns(g.mr, t.vector_registers());
@@ -228,7 +233,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
     g.nc = nearest_multiple(knob(space, "nc"), 1024, g.nr);
     g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
-    streams_b = true;
+    streams_b = streamed_transposed_b;
   }
   // B transposed and larger than L2 with 33..128 rows of A, on AMD's AVX-512 in halves (Zen
   // 4): one panel of 4 vectors per N block, packed in K blocks of up to 1024 and run under all
