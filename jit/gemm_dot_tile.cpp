@@ -180,10 +180,10 @@ void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
   // 47.8 GFLOP/s with a tile's columns all before the next tile's, 49–55 so; two builds, not
   // paired). The dot edge's `count` counts rows: its last tile repeats its last row.
   auto down_the_tiles = [&](int n, llvm::Value* b_g, llvm::Value* c_g) {
-    llvm::Value* end = s.row_tail ? count : b_.CreateMul(count, i64(s.rows));
+    llvm::Value* end = s.counts_rows ? count : b_.CreateMul(count, i64(s.rows));
     ir::emit_for(b_, i64(0), end, s.rows, {{a, i64(int64_t(s.rows) * s.lda)}, {c_g, i64(int64_t(s.rows) * s.ldc)}},
                  [&](llvm::Value* row, const std::vector<llvm::Value*>& at) {
-                   emit_block(n, at[0], b_g, at[1], s.row_tail ? b_.CreateSub(count, row) : nullptr);
+                   emit_block(n, at[0], b_g, at[1], s.counts_rows ? b_.CreateSub(count, row) : nullptr);
                  }, "tiles");
   };
   ir::emit_for(b_, i64(0), panels, 1, {{b, i64(int64_t(s.nr) * s.ldb)}, {c, i64(s.nr)}},
@@ -193,7 +193,7 @@ void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
                  [&](llvm::Value*, const std::vector<llvm::Value*>& g) { down_the_tiles(wide, g[0], g[1]); },
                  "dot.groups");
     // The dot edge's columns are always its nr, one whole group.
-    if (wide > 1 && !s.row_tail) {
+    if (wide > 1 && !s.counts_rows) {
       const std::vector<ir::Walk> rest = {{f32_ptr(panel[0], b_.CreateMul(grouped, i64(s.ldb))), i64(s.ldb)},
                                           {f32_ptr(panel[1], grouped), i64(1)}};
       ir::emit_for(b_, grouped, cols, 1, rest,

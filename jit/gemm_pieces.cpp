@@ -12,7 +12,7 @@ std::string TileSpec::key() const {
     << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
     << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot
-    << " row_tail=" << row_tail
+    << " counts_rows=" << counts_rows
     << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
@@ -102,7 +102,7 @@ TileSpec dot_edge_spec(const Workload& w, const GemmConfig& c) {
   // runs: one row at a time 0.97–0.98x, four 1.01–1.06x).
   t.rows = 1;
   while (t.rows < 4 && dot_columns(t.rows + 1, Target::host().vector_registers()) >= t.nr) ++t.rows;
-  t.dot = true, t.one_k_block = true, t.row_tail = true;
+  t.dot = true, t.one_k_block = true, t.counts_rows = true;
   t.lda = w.lda, t.ldb = w.trans_b ? w.ldb : w.k, t.ldc = w.ldc;
   t.beta = w.beta == 0.0f ? 0.0f : w.beta;
   return t;

@@ -54,7 +54,7 @@ struct TileSpec {
   // vectors along K.
   bool dot = false;
   // The dot edge: `count` counts rows, not tiles; a last tile short of rows repeats its last.
-  bool row_tail = false;
+  bool counts_rows = false;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   std::string key() const;
