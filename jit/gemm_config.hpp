@@ -47,7 +47,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 19;
+inline constexpr int kGemmTemplateVersion = 20;
 
 Space gemm_space(const Workload& w, const Target& t);
 

@@ -90,6 +90,30 @@ TEST(PieceCache, WhatTheCodeDependsOnGetsPiecesOfItsOwn) {
   expect_correct(*other_c, test::Problem(padded, 4));
 }
 
+TEST(PieceCache, AMinorEdgeIgnoresThePrefetchKnobs) {
+  // 200 rows leave an edge of 2 (of 200): variants that differ only in their prefetches share
+  // it. 8 rows leave 2 of 8, a large share: there the edge tile prefetches as the tile does.
+  GemmConfig g = base_config();
+  g.pack_a = false;
+  GemmConfig h = g;
+  h.prefetch = 16, h.prefetch_c = 1;
+  for (const int64_t m : {200, 8}) {
+    const Workload w = Workload::matmul(m, 64, 96);
+    KernelPtr plain = compile_gemm(w, g.to_config(Target::host()));
+    KernelPtr prefetching = compile_gemm(w, h.to_config(Target::host()));
+    ASSERT_NE(plain->edge_tiles[2], nullptr);
+    EXPECT_NE(prefetching->tile, plain->tile);
+    if (m == 200) {
+      EXPECT_EQ(prefetching->pieces_compiled, 1);
+      EXPECT_EQ(prefetching->edge_tiles[2], plain->edge_tiles[2]);
+    } else {
+      EXPECT_EQ(prefetching->pieces_compiled, 2);
+      EXPECT_NE(prefetching->edge_tiles[2], plain->edge_tiles[2]);
+    }
+    expect_correct(*prefetching, test::Problem(w, 8));
+  }
+}
+
 TEST(PieceCache, PiecesNoKernelHoldsAreCompiledAgain) {
   const Workload w = Workload::matmul(33, 47, 29);
   const Config c = base_config().to_config(Target::host());
