@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <tuple>
 
 #include "jit/gemm_config.hpp"
 
@@ -48,6 +49,54 @@ int vectors_costing_least(int64_t n, int vec, int fewest, int most, Cost cost) {
   int best = most;
   for (int nv = most - 1; nv >= fewest; --nv)
     if (cost(n, nv * vec) < cost(n, best * vec)) best = nv;
+  return best;
+}
+
+// The dot tile's rows for B transposed in L2 (dot_tile_rows) and how close to the FMA peak
+// the model puts them.
+struct DotRows {
+  int rows = 0;
+  double efficiency = 0;  // the FMAs' cycles over the modeled cycles
+};
+
+// The rows of a dot tile over an M × N × K whose B fits L2, by the cycles per K step (a vector
+// of each row) the model gives: bands of rows and one of the rows left, each N in whole groups
+// of dot_columns and the rest one by one. A block of rows × n accumulators takes the longest of
+// its FMAs on two units, its loads at two a cycle, the FMA's latency of 4, and 2.5 cycles per
+// vector read from L2: A's where all of A and a group's rows of B leave L1 (each group of
+// columns reads all of A), the group's where a band's rows and it do. On a tie, the fewest
+// bands, then no band of rows left (no edge tile to compile). Zen 5, GFLOP/s by rows, one run
+// each (* the model's):
+//   4×64×64      1: 87   2*: 114  3: 103  4: 91
+//   8×256×256    2: 164  4: 171   5: 163  6: 147  8*: 181
+//   12×300×300   3: 176  4: 181   6*: 175 8: 160  12: 98
+//   13×21×700    4: 128  5: 159   7*: 176 8: 159
+//   16×768×256   2: 142  4: 145   6: 143  8*: 155
+//   8×128×2048   2: 104  4*: 145  5: 123  8: 109
+//   32×512×512   2: 176  3*: 162  4: 168  6: 134  8: 107
+//   24×64×2048   3: 139  8: 83    B packed*: 145 (every height modeled under half)
+DotRows dot_tile_rows(const Workload& w, const Target& t) {
+  const int registers = t.vector_registers();
+  const int64_t row_bytes = w.k * int64_t(sizeof(float));
+  auto block_cycles = [&](int rows, int cols) {
+    const bool a_from_l2 = (w.m + cols) * row_bytes > t.l1d_bytes;
+    const bool b_from_l2 = (rows + cols) * row_bytes > t.l1d_bytes;
+    const double from_l2 = 2.5 * ((a_from_l2 ? rows : 0) + (b_from_l2 ? cols : 0));
+    return std::max({rows * cols / 2.0, (rows + cols) / 2.0, 4.0, from_l2});
+  };
+  auto band = [&](int rows) {
+    if (rows == 0) return 0.0;
+    const int group = dot_columns(rows, registers);
+    return double(w.n / group) * block_cycles(rows, group) + double(w.n % group) * block_cycles(rows, 1);
+  };
+  DotRows best;
+  std::tuple<double, int64_t, bool> best_cost;  // cycles, bands, a band of rows left
+  for (int rows = 1; rows <= w.m && dot_columns(rows, registers) >= 1; ++rows) {
+    const std::tuple<double, int64_t, bool> cost{double(w.m / rows) * band(rows) + band(int(w.m % rows)),
+                                                 (w.m + rows - 1) / rows, w.m % rows != 0};
+    if (best.rows == 0 || cost < best_cost) best.rows = rows, best_cost = cost;
+  }
+  best.efficiency = double(w.m * w.n) / 2.0 / std::get<0>(best_cost);
   return best;
 }
 
@@ -213,22 +262,35 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 49.6 against 31.6 (42.6), 16 67.8 against 42.6 (54.9), 32×4096×1024 82.2 against 57.4
   // (69.7), 32×4096×4096 71.8 against 61.8 (75.2), 24×1024×4096 77.9 against 62.4 (75.8); M = 48
   // even (72.3, 72.0), M = 64 no (79.5 against 85.3). Unmeasured on AVX2 and Intel.
-  //   A B in L2 up to 16 rows: packing it transposed costs as much as a few rows' FMAs. Zen 5,
-  // over the packed default (against OpenBLAS in the same runs): 1×512×512 2.8–4.1x,
-  // 2×1000×200 3x, 4×64×64 3.4x, 8×256×256 2.1x, 13×21×700 2.8x, 16×512×256 1.3x, 16×768×256
-  // 1.2–1.9x. More rows gain less and lose where long K rows of B leave L1 (paired: 24×384×384
-  // 1.17x, 32×512×512 1.05x, but 20×100×1000 0.97x, 24×64×2048 0.85x).
+  //   A B in L2: packing it transposed costs as much as a few rows' FMAs, so up to 16 rows
+  // always the dot tile, its rows by dot_tile_rows; up to 32 where the model puts it at least
+  // where packing B reaches, about 0.8 of the peak on the columns packed tiles compute. Zen 5,
+  // defaults before → after, against OpenBLAS in the same runs (paired, three runs each; before:
+  // tiles of up to 4 rows, B fetched 256 floats ahead, packed past 16 rows): 4×64×64
+  // 0.80–0.81x → 1.04–1.06x, 13×21×700 0.71–0.86x → 1.31–1.33x, 7×7×1000 0.97x → 1.47–1.52x,
+  // 1×512×512 0.67–0.91x → 1.01–1.02x, 2×1000×200 4.1–5.2x → 6.0–6.2x, 8×128×2048 3.7–3.9x →
+  // 4.1–4.3x; past 16 rows 24×21×700 0.44x → 1.08x, 17×300×300 1.47x → 2.19–2.23x,
+  // 24×384×384 1.34–1.36x → 1.65–1.69x, 32×512×512 1.35–1.39x → 1.44–1.45x, 20×100×1000
+  // 1.75–1.79x → 1.98–1.99x; 12×300×300 even (2.25–2.33x, 2.21–2.25x). 24×64×2048 stays packed
+  // (the dot tile's best 139 GFLOP/s, packed 145).
   const bool streamed_transposed_b = w.trans_b && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes;
-  if (w.trans_b && w.m <= (streamed_transposed_b ? 32 : 16)) {
+  const DotRows in_l2 = w.trans_b && !streamed_transposed_b && w.m <= 32 ? dot_tile_rows(w, t) : DotRows{};
+  const double packed_efficiency = 0.8 * double(w.n) / double(columns_computed(w.n, g.nr));
+  const bool dot_in_l2 = in_l2.rows > 0 && (w.m <= 16 || in_l2.efficiency >= packed_efficiency);
+  if ((streamed_transposed_b && w.m <= 32) || dot_in_l2) {
     const int64_t tiles = (w.m + 3) / 4;
-    g.mr = int((w.m + tiles - 1) / tiles), g.vec = vec, g.nr = 4 * vec;
+    g.mr = streamed_transposed_b ? int((w.m + tiles - 1) / tiles) : in_l2.rows;
+    g.vec = vec, g.nr = 4 * vec;
     const int group = dot_columns(g.mr, t.vector_registers());
     for (int nv = 4; nv >= 1; --nv)
       if (nv * vec % group == 0) {
         g.nr = nv * vec;
         break;
       }
-    g.pack_a = false, g.pack_b = false, g.prefetch = 0, g.prefetch_c = 0, g.prefetch_n = 256, g.unroll = 1;
+    g.pack_a = false, g.pack_b = false, g.prefetch = 0, g.prefetch_c = 0, g.unroll = 1;
+    // Fetching a B that is in L2 ahead only takes load slots (13×21×700 1.12x, 1×512×512 1.09x
+    // without, one run each).
+    g.prefetch_n = streamed_transposed_b ? 256 : 0;
     g.kc = at_least(knob(space, "kc"), w.k);  // K, or the domain's longest block
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
     g.nc = nearest_multiple(knob(space, "nc"), 1024, g.nr);
