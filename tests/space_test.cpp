@@ -556,7 +556,7 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
   EXPECT_EQ(form(1, 512, 512), "dot 1 rows");
   EXPECT_EQ(form(8, 128, 2048), "dot 4 rows");  // A and B leave L1, but packing B costs more
   EXPECT_EQ(form(24, 21, 700), "dot 5 rows");   // packed tiles would compute 32 columns of 21
-  EXPECT_EQ(form(32, 512, 512), "dot 3 rows");  // A from L2: few rows a group
+  EXPECT_EQ(form(32, 512, 512), "dot 3 rows");  // A from L2: a few rows, groups of 8
   EXPECT_EQ(form(24, 64, 2048), "packed");  // A and B from L2 at every height
   // B larger than L2: the streamed rule's tiles of up to 4 rows.
   EXPECT_EQ(form(13, 4096, 4096), "dot 4 rows");
