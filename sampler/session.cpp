@@ -99,7 +99,7 @@ void TuningSession::check_drift() {
     incumbent_s_ = 0.0;  // a new baseline first
     rounds_without_gain_ = 0;
     data_ = std::make_unique<ValidationData>(workload_, workload_.hash());
-    trusted_.clear();
+    first_run_s_ = 0.0;
     calls_seen_ = live_.calls.load(std::memory_order_relaxed);
     live_.tuning.store(true, std::memory_order_release);
     advance();
@@ -261,14 +261,13 @@ bool TuningSession::next_candidate() {
       continue;
     }
     ++compiled_;
-    // Against the reference on sampled rows, and every element against a validated kernel.
-    if (trusted_.empty()) {
+    if (first_run_s_ <= 0.0) {
       const auto start = std::chrono::steady_clock::now();
-      trusted_ = data_->output_of(*incumbents_.front());
-      trusted_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      data_->output_of(*incumbents_.front());
+      first_run_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     double run_s = 0.0;
-    if (const std::string why = data_->check(*k, &trusted_, &run_s); !why.empty()) {
+    if (const std::string why = data_->check(*k, &run_s); !why.empty()) {
       ++rejected_;
       log(LogLevel::warn, "'" + workload_.text() + "': candidate '" + config.text() + "' dropped: " + why);
       continue;
@@ -277,10 +276,10 @@ bool TuningSession::next_candidate() {
     // budget far more than a stage is priced at (one at 10x cost 1.5% of a workload's call time
     // in one pair): it never meets a live call. The bound is wide, as both runs share the
     // machine with the callers.
-    if (run_s > kScreenRatio * trusted_s_) {
+    if (run_s > kScreenRatio * first_run_s_) {
       ++rejected_;
       log(LogLevel::info, "'" + workload_.text() + "': candidate '" + config.text() +
-                              "' screened out: its validation run took " + std::to_string(run_s / trusted_s_) +
+                              "' screened out: its validation run took " + std::to_string(run_s / first_run_s_) +
                               "x the first kernel's");
       continue;
     }
@@ -316,7 +315,7 @@ void TuningSession::settle() {
   seconds_to_settle_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
   live_.tuning.store(false, std::memory_order_release);
   data_.reset();
-  trusted_ = {};
+  first_run_s_ = 0.0;
   queue_.clear();
   log(LogLevel::info, "'" + workload_.text() + "': settled on '" + incumbents_.back()->config.text() + "'");
   record();

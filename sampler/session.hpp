@@ -130,8 +130,7 @@ class TuningSession {
   ExplorationBudget budget_;
   std::mt19937_64 rng_;
   std::unique_ptr<ValidationData> data_;  // freed once settled
-  Floats trusted_;                        // the first kernel's output on data_'s inputs
-  double trusted_s_ = 0.0;                // and the time of that run
+  double first_run_s_ = 0.0;              // the first kernel's run on data_'s inputs
   static constexpr double kScreenRatio = 4.0;
 
   std::vector<KernelPtr> incumbents_;  // every one so far: a caller may still be inside an old one

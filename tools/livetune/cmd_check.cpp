@@ -22,7 +22,7 @@ int cmd_check(const std::vector<std::string>& argv) {
   std::mt19937_64 rng(uint64_t(args.get_int("seed", 1)));
   std::vector<Config> configs = args.has("config") ? std::vector<Config>{space.parse(args.get("config"))}
                                                    : space.sample_distinct(rng, size_t(args.get_int("configs", 20)));
-  const ValidationData data(w, uint64_t(args.get_int("seed", 1)), /*all_rows=*/true);
+  const ValidationData data(w, uint64_t(args.get_int("seed", 1)));
 
   int failures = 0;
   for (const Config& c : configs) {
