@@ -98,6 +98,9 @@ void TuningSession::check_drift() {
     settled_ = false;
     incumbent_s_ = 0.0;  // a new baseline first
     rounds_without_gain_ = 0;
+    // The configs tried before were raced on the machine as it was: any may win now, and a
+    // session that had settled at max_candidates could otherwise try none.
+    tried_ = {incumbents_.back()->config.text()};
     data_ = std::make_unique<ValidationData>(workload_, workload_.hash());
     first_run_s_ = 0.0;
     calls_seen_ = live_.calls.load(std::memory_order_relaxed);

@@ -40,7 +40,7 @@ struct TuningOptions {
   double margin = 0.01;     // faster means faster by more than this share
   double clearly_slower = 1.2;  // median time ratio that drops a candidate after 4 pairs
   int settle_rounds = 5;    // rounds in a row without a promotion settle the workload
-  int max_candidates = 64;  // configs tried per session at most, the first kernel's aside
+  int max_candidates = 64;  // configs tried at most until settled (again after a drift), the incumbent's aside
   // A settled workload tunes again when the median of its sampled calls is this much slower
   // than the kernel's recorded time.
   double drift = 1.2;
