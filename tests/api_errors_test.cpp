@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "livetune/livetune.hpp"
@@ -151,6 +152,32 @@ TEST(ApiErrors, NegativeThreads) {
       EXPECT_NE(std::string(e.what()).find(argument), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(ApiErrors, TuningOptionsOutOfRange) {
+  const std::vector<std::pair<std::string, void (*)(RuntimeOptions&)>> cases = {
+      {"options.exploration_budget", [](RuntimeOptions& o) { o.exploration_budget = 1.5; }},
+      {"options.exploration_budget", [](RuntimeOptions& o) { o.exploration_budget = -0.01; }},
+      {"options.settle_rounds", [](RuntimeOptions& o) { o.settle_rounds = 0; }},
+      {"options.drift_threshold", [](RuntimeOptions& o) { o.drift_threshold = 1.0; }},
+      {"options.drift_threshold", [](RuntimeOptions& o) { o.drift_threshold = std::nan(""); }},
+  };
+  for (const auto& [argument, spoil] : cases) {
+    RuntimeOptions o{1, 1};
+    o.persistent = false;
+    spoil(o);
+    try {
+      Runtime rt(o);
+      ADD_FAILURE() << argument << ": a bad value was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), argument);
+      EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
+    }
+  }
+  RuntimeOptions fine{1, 1};
+  fine.persistent = false;
+  fine.settle_rounds = 1, fine.drift_threshold = 1.05, fine.exploration_budget = 0.0;
+  EXPECT_NO_THROW(Runtime{fine});
 }
 
 struct ApiEmpty : testing::Test {

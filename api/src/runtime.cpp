@@ -24,9 +24,17 @@ TuningOptions tuning_options(const RuntimeOptions& o) {
     throw Error("options.exploration_budget",
                 "Runtime: argument 'options.exploration_budget': expected a share in [0, 1], got " +
                     std::to_string(o.exploration_budget));
+  if (o.settle_rounds < 1)
+    throw Error("options.settle_rounds", "Runtime: argument 'options.settle_rounds': expected at least 1, got " +
+                                             std::to_string(o.settle_rounds));
+  if (!(o.drift_threshold > 1.0))
+    throw Error("options.drift_threshold", "Runtime: argument 'options.drift_threshold': expected more than 1, got " +
+                                               std::to_string(o.drift_threshold));
   TuningOptions t;
   t.enabled = o.tuning;
   t.budget = o.exploration_budget;
+  t.settle_rounds = o.settle_rounds;
+  t.drift = o.drift_threshold;
   t.seed = o.seed;
   return t;
 }

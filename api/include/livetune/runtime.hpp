@@ -44,6 +44,12 @@ struct RuntimeOptions {
   // The most time a workload's calls may spend in candidates beyond what the kernel in use
   // would have taken, as a share of all its call time.
   double exploration_budget = 0.02;
+  // A workload settles (only the kernel in use, no more tuning) after this many rounds of
+  // candidates in a row without a faster one.
+  int settle_rounds = 5;
+  // A settled workload tunes again when its sampled calls take this many times the time
+  // recorded for its kernel (the machine or the traffic changed). More than 1.
+  double drift_threshold = 1.2;
   uint64_t seed = 1;  // of the tuning sessions' random choices
   // Keep what tuning found in the tuning database, and start each workload from its record:
   // a settled workload is not tuned again in the next process. Frozen runtimes read records
