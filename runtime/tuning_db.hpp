@@ -43,7 +43,6 @@ class TuningDB {
   std::optional<TuningRecord> find(const std::string& workload) const;
   // Inserts or replaces the workload's record; false (logged) when the write failed.
   bool store(const TuningRecord& r);
-  const std::string& path() const { return path_; }
 
   static constexpr int kSchemaVersion = 1;
 

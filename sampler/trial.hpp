@@ -41,7 +41,6 @@ class Trial {
   void close();
   bool idle() const;
   bool full() const;
-  int pairs() const { return pairs_; }
   const Kernel* candidate() const { return candidate_; }
   // Per pair, in order (only once full()).
   std::vector<double> incumbent_seconds() const;

@@ -168,6 +168,10 @@ TEST(RuntimeStats, TheTableAndTheJsonShowEveryWorkloadAndItsKernel) {
   size_t same_kernel = 0;
   for (size_t at = table.find(" 1.00x "); at != std::string::npos; at = table.find(" 1.00x ", at + 1)) ++same_kernel;
   EXPECT_EQ(same_kernel, 2u) << table;
+  size_t json_same = 0;
+  for (size_t at = json.find("\"speedup\": 1,"); at != std::string::npos; at = json.find("\"speedup\": 1,", at + 1))
+    ++json_same;
+  EXPECT_EQ(json_same, 2u) << json;
   EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));
   EXPECT_EQ(json.front(), '{');
   EXPECT_EQ(json.back(), '}');

@@ -13,12 +13,13 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-// The kernel in use against the first one, or "-" before both were timed.
+// The kernel in use against the first one.
 // The first kernel still in use is its own speed-up: two samples of one kernel's time differ
 // only by the machine's drift (and, for a bucket of M, by the Ms its calls had).
-std::string speedup(const WorkloadInfo& w) {
-  if (!w.first_config.empty() && w.config == w.first_config) return "1.00x";
-  return w.kernel_us > 0 && w.first_kernel_us > 0 ? format("%.2fx", w.first_kernel_us / w.kernel_us) : "-";
+// 0: not known yet.
+double speedup(const WorkloadInfo& w) {
+  if (!w.first_config.empty() && w.config == w.first_config) return 1.0;
+  return w.kernel_us > 0 && w.first_kernel_us > 0 ? w.first_kernel_us / w.kernel_us : 0.0;
 }
 
 std::string settled_after(const WorkloadInfo& w) {
@@ -50,7 +51,8 @@ std::string RuntimeStats::table() const {
                   static_cast<unsigned long long>(w.tuning_calls), static_cast<unsigned long long>(w.proposed),
                   static_cast<unsigned long long>(w.compiled), static_cast<unsigned long long>(w.validated),
                   static_cast<unsigned long long>(w.measured), static_cast<unsigned long long>(w.rejected),
-                  static_cast<unsigned long long>(w.promoted), w.kernel_us, speedup(w).c_str(),
+                  static_cast<unsigned long long>(w.promoted), w.kernel_us,
+                  speedup(w) > 0 ? format("%.2fx", speedup(w)).c_str() : "-",
                   100 * w.exploration_overhead,
                   settled_after(w).c_str());
     out += line;
@@ -71,10 +73,10 @@ void write_workload(Json& j, const WorkloadInfo& w) {
       .field("calls_to_settle", int64_t(w.calls_to_settle))
       .field("seconds_to_settle", w.seconds_to_settle);
   write_candidates(j, w);
-  j.field("kernel_us", w.kernel_us)
-      .field("first_kernel_us", w.first_kernel_us)
-      .field("exploration_overhead", w.exploration_overhead)
-      .end_object();
+  j.field("kernel_us", w.kernel_us).field("first_kernel_us", w.first_kernel_us);
+  if (speedup(w) > 0) j.field("speedup", speedup(w));
+  else j.null_field("speedup");
+  j.field("exploration_overhead", w.exploration_overhead).end_object();
 }
 
 std::string RuntimeStats::json() const {
