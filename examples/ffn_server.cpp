@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "livetune/livetune.hpp"
+#include "tools/livetune/kernel_watch.hpp"
 #include "tools/livetune/svg_plot.hpp"
 
 namespace {
@@ -57,6 +58,10 @@ int main(int argc, char** argv) {
 
   std::vector<double> latency_us(size_t(requests) * size_t(threads));
   std::atomic<size_t> done{0};
+  // Where the plot marks each kernel change: the requests started by then.
+  std::atomic<int64_t> started{0};
+  std::atomic<bool> first_done{false};
+  livetune::cli::KernelWatch watch(rt, started, first_done);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> servers;
   for (int t = 0; t < threads; ++t)
@@ -72,16 +77,19 @@ int main(int argc, char** argv) {
       down.bias = &B2;
       for (int i = 0; i < requests; ++i) {
         const int64_t rows = batch(r) * sequence(r);
+        started.fetch_add(1);
         const auto begin = std::chrono::steady_clock::now();
         rt.matmul(TensorView::matrix(x.data(), rows, kModel), W1, TensorView::matrix(h.data(), rows, kHidden), up);
         rt.matmul(TensorView::matrix(h.data(), rows, kHidden), W2, TensorView::matrix(y.data(), rows, kModel), down);
         const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
         latency_us[done.fetch_add(1)] = us;
+        if (!first_done.exchange(true)) first_done.notify_all();
       }
     });
   for (auto& s : servers) s.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rt.wait_idle();
+  const std::vector<livetune::cli::KernelChange> changes = livetune::cli::plot_marks(watch.stop(), latency_us.size() - 1);
 
   std::printf("served %zu requests on %d threads in %.2f s (FFN %lldx%lld, batches of 1-%lld x %lld-%lld tokens)\n\n",
               latency_us.size(), threads, seconds, static_cast<long long>(kModel), static_cast<long long>(kHidden),
@@ -98,9 +106,14 @@ int main(int argc, char** argv) {
                 std::sort(head.begin(), head.end());
                 return head[head.size() / 2];
               }());
-  std::ofstream(plot) << livetune::cli::latency_svg("ffn_server: request latency, " + std::to_string(threads) +
-                                                        " request threads, live tuning",
-                                                    latency_us, {});
-  std::printf("plot: %s\n", plot.c_str());
+  std::ofstream out(plot);
+  out << livetune::cli::latency_svg("ffn_server: request latency, " + std::to_string(threads) +
+                                        " request threads, live tuning",
+                                    latency_us, changes);
+  if (!out) {
+    std::fprintf(stderr, "ffn_server: cannot write the plot to '%s'\n", plot.c_str());
+    return 1;
+  }
+  std::printf("plot: %s (%zu kernel changes marked)\n", plot.c_str(), changes.size());
   return 0;
 }

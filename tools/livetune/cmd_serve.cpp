@@ -29,9 +29,12 @@
 #include "runtime/json.hpp"
 #include "sampler/compile_batch.hpp"
 #include "sampler/statistics.hpp"
+#include "sampler/synthetic_inputs.hpp"
+#include "sampler/validation.hpp"
 #include "tools/livetune/args.hpp"
 #include "tools/livetune/commands.hpp"
 #include "tools/livetune/dispatch_cost.hpp"
+#include "tools/livetune/kernel_watch.hpp"
 #include "tools/livetune/offline_search.hpp"
 #include "tools/livetune/svg_plot.hpp"
 #include "tools/livetune/workload_flags.hpp"
@@ -90,12 +93,14 @@ struct Caller {
 
 // The report of traffic whose M varies: the workloads it met, as the runtime's stats say.
 int report_range(const Args& args, const Workload& w, Runtime& rt, const std::vector<int64_t>& rows,
-                 const std::vector<double>& per_call_us, double builtin_ms, int callers, int threads, double budget) {
+                 const std::vector<double>& per_call_us, const std::vector<KernelChange>& changes, double builtin_ms,
+                 int callers, int threads, double budget) {
   const std::vector<WorkloadInfo> infos = rt.workloads();
   const double first_call_ms = per_call_us[0] / 1e3;
   if (args.has("plot")) {
     std::ofstream out(args.get("plot"));
-    out << latency_svg("livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)", per_call_us, {});
+    out << latency_svg("livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)", per_call_us,
+                       changes);
     if (!out) throw std::runtime_error("--plot: cannot write '" + args.get("plot") + "'");
   }
   if (args.has("json")) {
@@ -157,12 +162,11 @@ int cmd_serve(const std::vector<std::string>& argv) {
 
   std::vector<Inputs> sets;
   for (size_t i = 0; i < kInputSets; ++i) {
-    const ValidationData d(w, seed * 1000 + i);
-    sets.push_back({{d.a(), d.a() + w.m * w.lda},
-                    {d.b(), d.b() + w.b_rows() * w.ldb},
-                    {d.bias(), d.bias() + std::max<int64_t>(w.n, 1)}});
+    const SyntheticInputs d(w, seed * 1000 + i);
+    sets.push_back({{d.a.begin(), d.a.end()}, {d.b.begin(), d.b.end()}, {d.bias.begin(), d.bias.end()}});
+    sets.back().bias.resize(size_t(std::max<int64_t>(w.n, 1)));
   }
-  const Floats c_made = ValidationData(w, seed).c_init();
+  const Floats c_made = SyntheticInputs(w, seed).c;
   const std::vector<float> c_init(c_made.begin(), c_made.end());
   // Read every input once, as an application's are resident before it calls: the first read
   // of a freshly made set ran up to 3x slower here (49x512x4608: 28 against 9 ms), which the
@@ -199,27 +203,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
   rt.wait_idle();
   std::vector<double> per_call_us(size_t(calls), 0.0);
   std::atomic<int64_t> next{0};
-  std::atomic<bool> done{false};
-  std::vector<KernelChange> changes;
-  std::vector<std::string> change_configs;
   std::atomic<bool> first_done{false};
-  std::thread monitor;
-  if (!ranged) monitor = std::thread([&] {
-    std::string seen;
-    // Quiet until the first call is over: its latency is one of the results (a monitor
-    // polling beside it, on two cores, made it up to ten times slower).
-    first_done.wait(false);
-    while (!done.load()) {
-      const int64_t at = next.load();
-      const std::vector<WorkloadInfo> infos = rt.workloads();
-      if (!infos.empty() && infos[0].config != seen) {
-        seen = infos[0].config;
-        changes.push_back({size_t(std::min(at, calls - 1)), (changes.empty() ? "JIT: " : "promoted: ") + seen});
-        change_configs.push_back(seen);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a sampling period, not a hand-off
-    }
-  });
+  KernelWatch watch(rt, next, first_done);
   std::vector<std::thread> traffic;
   for (int t = 0; t < callers; ++t)
     traffic.emplace_back([&] {
@@ -236,19 +221,14 @@ int cmd_serve(const std::vector<std::string>& argv) {
     });
   for (auto& t : traffic) t.join();
   rt.wait_idle();
-  done = true;
-  if (!ranged) {
-    monitor.join();
-  } else {
-    return report_range(args, w, rt, rows, per_call_us, median(builtin_s) * 1e3, callers, threads, budget);
-  }
+  const std::vector<KernelWatch::Change> seen = watch.stop();
+  const std::vector<KernelChange> changes = plot_marks(seen, size_t(calls - 1));
+  if (ranged) return report_range(args, w, rt, rows, per_call_us, changes, median(builtin_s) * 1e3, callers, threads, budget);
   const std::vector<WorkloadInfo> infos = rt.workloads();
   if (infos.empty() || infos[0].config.empty()) throw std::runtime_error("the workload got no JIT kernel");
   const WorkloadInfo& info = infos[0];
-  if (change_configs.empty() || change_configs.back() != info.config) {
-    changes.push_back({size_t(calls - 1), "promoted: " + info.config});
-    change_configs.push_back(info.config);
-  }
+  std::vector<std::string> change_configs;
+  for (const KernelWatch::Change& c : seen) change_configs.push_back(c.config);
 
   // Every kernel that served calls, and the offline search's best, measured side by side.
   const Space space = gemm_space(w, Target::host());
