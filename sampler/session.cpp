@@ -19,12 +19,14 @@ double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.e
 }  // namespace
 
 TuningSession::TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<ValidationData> data,
-                             const TuningOptions& options, const TuningReport* recorded, Recorder recorder)
+                             const TuningOptions& options, const TuningReport* recorded, Recorder recorder,
+                             std::unique_ptr<CandidateSource> source)
     : live_(live),
       options_(options),
       recorder_(std::move(recorder)),
       workload_(first->workload),
       space_(gemm_space(first->workload, Target::host())),
+      source_(source ? std::move(source) : std::make_unique<ModelFreeSource>()),
       budget_(options.budget,
               first->workload.min_m > 0 ? ExplorationBudget::kBucketReserve : ExplorationBudget::kReserve),
       rng_(options.seed ^ first->workload.hash()),
@@ -302,7 +304,7 @@ void TuningSession::next_round() {
   ++rounds_;
   gained_ = false;
   std::vector<Config> proposals =
-      source_.propose(space_, incumbents_.back()->config, size_t(options_.proposals), rng_);
+      source_->propose(space_, incumbents_.back()->config, size_t(options_.proposals), rng_);
   proposed_ += proposals.size();
   if (model_.samples() > 0) model_.fit();
   const RoundPlan plan = plan_round(

@@ -92,9 +92,11 @@ class TuningSession {
   using Recorder = std::function<void(const TuningReport&)>;
   // `first` is the incumbent already in live.incumbent; `data` validates the candidates (those
   // of the workload's first kernel serve again). `recorded`: what an earlier process recorded
-  // for `first` (its times; settled: no tuning now).
+  // for `first` (its times; settled: no tuning now). `source` proposes each round's configs
+  // (null: ModelFreeSource).
   TuningSession(LiveTuning& live, KernelPtr first, std::unique_ptr<ValidationData> data,
-                const TuningOptions& options, const TuningReport* recorded = nullptr, Recorder recorder = nullptr);
+                const TuningOptions& options, const TuningReport* recorded = nullptr, Recorder recorder = nullptr,
+                std::unique_ptr<CandidateSource> source = nullptr);
   TuningSession(const TuningSession&) = delete;
   TuningSession& operator=(const TuningSession&) = delete;
 
@@ -125,7 +127,7 @@ class TuningSession {
   const Recorder recorder_;
   const Workload workload_;
   const Space space_;
-  ModelFreeSource source_;
+  std::unique_ptr<CandidateSource> source_;
   CostModel model_;
   ExplorationBudget budget_;
   std::mt19937_64 rng_;

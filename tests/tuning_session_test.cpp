@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "jit/compile.hpp"
 #include "jit/target.hpp"
 #include "policy/default_rule.hpp"
+#include "sampler/candidate_source.hpp"
 #include "sampler/session.hpp"
 #include "sampler/validation.hpp"
 
@@ -43,12 +46,15 @@ struct Traffic {
   double tuning_s = 0.0, extra_s = 0.0;
   double worst_share = 0.0;  // the largest extra_s / tuning_s after any call
 
-  explicit Traffic(const TuningOptions& o) {
+  std::set<std::string> raced;  // configs of the candidates that ran calls
+
+  explicit Traffic(const TuningOptions& o, std::unique_ptr<CandidateSource> source = nullptr) {
     const Workload w = Workload::matmul(24, 48, 32);
     KernelPtr first = compile_gemm(w, default_gemm_config(w, Target::host(), 1));
     machine.first_config = first->config.text();
     live.incumbent.store(first.get());
-    session = std::make_unique<TuningSession>(live, first, std::make_unique<ValidationData>(w, 1), o);
+    session = std::make_unique<TuningSession>(live, first, std::make_unique<ValidationData>(w, 1), o, nullptr,
+                                              nullptr, std::move(source));
     live.tuning.store(session->active());
     session->step();
   }
@@ -64,6 +70,7 @@ struct Traffic {
     if (Trial* t = live.trial.load(); t && t->enter()) {
       if (const Trial::Slot slot = t->take(); slot.kernel) {
         s = machine.seconds(*slot.kernel);
+        if (slot.kernel != &incumbent) raced.insert(slot.kernel->config.text());
         step = t->record(slot.index, s) || step;
       }
       t->leave();
@@ -130,6 +137,37 @@ TEST(TuningSession, ADriftWakesTuningWithNewCandidatesAfterItSettledAtTheCandida
   ASSERT_EQ(t.session->report().state, "tuning");
   ASSERT_TRUE(t.until_settled());
   EXPECT_EQ(t.session->report().compiled, compiled + 3) << "as many new candidates as the cap allows";
+}
+
+// A source of its own, as the pretrained policy will be: it proposes only configs with one
+// knob at a value the first kernel does not have (unrolled once, or twice if the first kernel
+// is), so every config the session races — picked, or synthesised from the picks' cluster —
+// shows where it came from.
+class MarkedSource final : public CandidateSource {
+ public:
+  std::string mark;
+  int rounds = 0;
+  std::vector<Config> propose(const Space& space, const Config& incumbent, size_t count,
+                              std::mt19937_64& rng) override {
+    ++rounds;
+    if (mark.empty()) mark = incumbent.text().find(" unroll=1 ") == std::string::npos ? " unroll=1 " : " unroll=2 ";
+    std::vector<Config> out;
+    for (const Config& c : space.sample_distinct(rng, 8 * count))
+      if (out.size() < count && c.text().find(mark) != std::string::npos) out.push_back(c);
+    return out;
+  }
+};
+
+TEST(TuningSession, CandidatesComeFromTheSourceItIsGiven) {
+  auto source = std::make_unique<MarkedSource>();
+  const MarkedSource& used = *source;
+  TuningOptions o = options();
+  o.budget = 0.2;
+  Traffic t(o, std::move(source));
+  ASSERT_TRUE(t.until_settled());
+  EXPECT_GE(used.rounds, 1);
+  ASSERT_FALSE(t.raced.empty());
+  for (const std::string& c : t.raced) EXPECT_NE(c.find(used.mark), std::string::npos) << c;
 }
 
 }  // namespace
