@@ -1,7 +1,7 @@
 // tools/livetune: `livetune serve --json --plot` on a small workload, run as a user runs it.
 // Its numbers depend on the machine; what is checked is what every run must hold: every key
-// the report promises, one latency per call, counts that add up, and a plot that marks the
-// kernel changes.
+// the report promises, one latency per call, counts that add up, a plot that marks the kernel
+// changes, and the log level LIVETUNE_LOG sets.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -122,6 +122,17 @@ TEST_F(CliServe, ARangeOfMReportsItsWorkloadsAndMarksTheirKernels) {
   const std::string svg = read_file(plot);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("JIT"), std::string::npos) << "the first kernels are marked";
+}
+
+TEST_F(CliServe, LivetuneLogSetsTheLevelOfWhatReachesStderr) {
+  const std::string serve = std::string(LIVETUNE_CLI) + " serve matmul --m 16 --n 24 --k 8 --calls 50 2>&1 >/dev/null";
+  const Output info = run("LIVETUNE_LOG=info " + serve);
+  ASSERT_EQ(info.status, 0) << info.out;
+  EXPECT_NE(info.out.find("livetune info: "), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("JIT kernel"), std::string::npos) << info.out;
+  const Output warn = run("LIVETUNE_LOG=warn " + serve);
+  ASSERT_EQ(warn.status, 0) << warn.out;
+  EXPECT_EQ(warn.out.find("livetune info: "), std::string::npos) << warn.out;
 }
 
 }  // namespace
