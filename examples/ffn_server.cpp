@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   for (auto& s : servers) s.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rt.wait_idle();
-  const std::vector<livetune::cli::KernelChange> changes = livetune::cli::plot_marks(watch.stop(), latency_us.size() - 1);
+  const std::vector<livetune::cli::KernelChange> changes =
+      livetune::cli::plot_marks(watch.stop(), latency_us.size() - 1);
 
   std::printf("served %zu requests on %d threads in %.2f s (FFN %lldx%lld, batches of 1-%lld x %lld-%lld tokens)\n\n",
               latency_us.size(), threads, seconds, static_cast<long long>(kModel), static_cast<long long>(kHidden),

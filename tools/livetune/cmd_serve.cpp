@@ -223,7 +223,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
   rt.wait_idle();
   const std::vector<KernelWatch::Change> seen = watch.stop();
   const std::vector<KernelChange> changes = plot_marks(seen, size_t(calls - 1));
-  if (ranged) return report_range(args, w, rt, rows, per_call_us, changes, median(builtin_s) * 1e3, callers, threads, budget);
+  if (ranged)
+    return report_range(args, w, rt, rows, per_call_us, changes, median(builtin_s) * 1e3, callers, threads, budget);
   const std::vector<WorkloadInfo> infos = rt.workloads();
   if (infos.empty() || infos[0].config.empty()) throw std::runtime_error("the workload got no JIT kernel");
   const WorkloadInfo& info = infos[0];
