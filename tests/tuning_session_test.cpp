@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -26,13 +27,17 @@ uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-// Call times: the first kernel 1 ms, every other config 0.85–1.85 ms, all times `slowdown`.
+// Call times: the first kernel 1 ms, every other config 0.85–1.85 ms by its text (or all
+// `candidates` times the first kernel's), all times `slowdown`.
 struct Machine {
   std::string first_config;
   double slowdown = 1.0;
+  double candidates = 0.0;
   double seconds(const Kernel& k) const {
     const std::string text = k.config.text();
-    const double factor = text == first_config ? 1.0 : 0.85 + double(fnv1a(text) % 1000) / 1000.0;
+    const double factor = text == first_config ? 1.0
+                          : candidates > 0     ? candidates
+                                               : 0.85 + double(fnv1a(text) % 1000) / 1000.0;
     return 1e-3 * factor * slowdown;
   }
 };
@@ -46,7 +51,7 @@ struct Traffic {
   double tuning_s = 0.0, extra_s = 0.0;
   double worst_share = 0.0;  // the largest extra_s / tuning_s after any call
 
-  std::set<std::string> raced;  // configs of the candidates that ran calls
+  std::map<std::string, int> raced;  // calls each candidate ran, by config
 
   explicit Traffic(const TuningOptions& o, std::unique_ptr<CandidateSource> source = nullptr) {
     const Workload w = Workload::matmul(24, 48, 32);
@@ -70,7 +75,7 @@ struct Traffic {
     if (Trial* t = live.trial.load(); t && t->enter()) {
       if (const Trial::Slot slot = t->take(); slot.kernel) {
         s = machine.seconds(*slot.kernel);
-        if (slot.kernel != &incumbent) raced.insert(slot.kernel->config.text());
+        if (slot.kernel != &incumbent) ++raced[slot.kernel->config.text()];
         step = t->record(slot.index, s) || step;
       }
       t->leave();
@@ -139,6 +144,39 @@ TEST(TuningSession, ADriftWakesTuningWithNewCandidatesAfterItSettledAtTheCandida
   EXPECT_EQ(t.session->report().compiled, compiled + 3) << "as many new candidates as the cap allows";
 }
 
+// Racing drops a candidate as soon as it cannot plausibly win: in stages of 1, 3 and 4 pairs,
+// far slower on its first pair (over 1.5x), clearly slower after four (over 1.2x), not faster
+// after eight.
+TEST(TuningSession, ACandidateIsDroppedAfterAsFewPairsAsItsSlownessAllows) {
+  for (const auto& [factor, pairs] : std::vector<std::pair<double, int>>{{2.0, 1}, {1.3, 4}, {1.1, 8}, {1.0, 8}}) {
+    TuningOptions o = options();
+    o.budget = 1.0;
+    o.max_candidates = 4;
+    Traffic t(o);
+    t.machine.candidates = factor;
+    ASSERT_TRUE(t.until_settled()) << factor;
+    const TuningReport r = t.session->report();
+    EXPECT_EQ(r.promoted, 0u) << factor;
+    ASSERT_EQ(t.raced.size(), r.measured) << factor;
+    ASSERT_GE(r.measured, 3u) << factor;
+    for (const auto& [c, calls] : t.raced) EXPECT_EQ(calls, pairs) << "candidates at " << factor << "x: " << c;
+  }
+}
+
+TEST(TuningSession, ACandidateFasterWithConfidenceIsPromoted) {
+  TuningOptions o = options();
+  o.budget = 1.0;
+  o.max_candidates = 4;
+  Traffic t(o);
+  t.machine.candidates = 0.9;
+  ASSERT_TRUE(t.until_settled());
+  const TuningReport r = t.session->report();
+  // The first one wins; the others tie with it (0.9 against 0.9) and are dropped.
+  EXPECT_EQ(r.promoted, 1u);
+  EXPECT_NE(r.incumbent_config, t.machine.first_config);
+  EXPECT_NEAR(t.machine.seconds(*t.live.incumbent.load()), 0.9e-3, 1e-12);
+}
+
 // A source of its own, as the pretrained policy will be: it proposes only configs with one
 // knob at a value the first kernel does not have (unrolled once, or twice if the first kernel
 // is), so every config the session races — picked, or synthesised from the picks' cluster —
@@ -167,7 +205,7 @@ TEST(TuningSession, CandidatesComeFromTheSourceItIsGiven) {
   ASSERT_TRUE(t.until_settled());
   EXPECT_GE(used.rounds, 1);
   ASSERT_FALSE(t.raced.empty());
-  for (const std::string& c : t.raced) EXPECT_NE(c.find(used.mark), std::string::npos) << c;
+  for (const auto& [c, calls] : t.raced) EXPECT_NE(c.find(used.mark), std::string::npos) << c;
 }
 
 }  // namespace
