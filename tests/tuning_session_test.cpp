@@ -96,14 +96,7 @@ struct Traffic {
   }
 };
 
-TuningOptions options() {
-  TuningOptions o;
-  o.proposals = 48;
-  o.max_candidates = 8;
-  o.settle_rounds = 2;
-  o.seed = 7;
-  return o;
-}
+TuningOptions options() { return {.proposals = 48, .settle_rounds = 2, .max_candidates = 8, .seed = 7}; }
 
 TEST(TuningSession, CandidatesRaceWithinTheDefaultBudgetAndOnlyFasterOnesArePromoted) {
   Traffic t(options());
