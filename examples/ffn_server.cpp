@@ -60,8 +60,7 @@ int main(int argc, char** argv) {
   std::atomic<size_t> done{0};
   // Where the plot marks each kernel change: the requests started by then.
   std::atomic<int64_t> started{0};
-  std::atomic<bool> first_done{false};
-  livetune::cli::KernelWatch watch(rt, started, first_done);
+  livetune::cli::KernelWatch watch(rt, started);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> servers;
   for (int t = 0; t < threads; ++t)
@@ -83,7 +82,7 @@ int main(int argc, char** argv) {
         rt.matmul(TensorView::matrix(h.data(), rows, kHidden), W2, TensorView::matrix(y.data(), rows, kModel), down);
         const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
         latency_us[done.fetch_add(1)] = us;
-        if (!first_done.exchange(true)) first_done.notify_all();
+        if (i == 0) watch.begin();
       }
     });
   for (auto& s : servers) s.join();

@@ -203,8 +203,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
   rt.wait_idle();
   std::vector<double> per_call_us(size_t(calls), 0.0);
   std::atomic<int64_t> next{0};
-  std::atomic<bool> first_done{false};
-  KernelWatch watch(rt, next, first_done);
+  KernelWatch watch(rt, next);
   std::vector<std::thread> traffic;
   for (int t = 0; t < callers; ++t)
     traffic.emplace_back([&] {
@@ -213,10 +212,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
         const auto start = Clock::now();
         me.call(rt, sets[size_t(i) % kInputSets], rows[size_t(i)]);
         per_call_us[size_t(i)] = seconds_since(start) * 1e6;
-        if (i == 0) {
-          first_done = true;
-          first_done.notify_all();
-        }
+        if (i == 0) watch.begin();
       }
     });
   for (auto& t : traffic) t.join();

@@ -7,10 +7,10 @@
 
 namespace livetune::cli {
 
-KernelWatch::KernelWatch(const Runtime& rt, const std::atomic<int64_t>& calls_made, const std::atomic<bool>& begin)
+KernelWatch::KernelWatch(const Runtime& rt, const std::atomic<int64_t>& calls_made)
     : rt_(rt), calls_made_(calls_made) {
-  thread_ = std::thread([this, &begin] {
-    begin.wait(false);
+  thread_ = std::thread([this] {
+    begun_.wait(false);
     while (!done_.load()) {
       sample();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a sampling period, not a hand-off
@@ -22,8 +22,13 @@ KernelWatch::~KernelWatch() {
   if (thread_.joinable()) stop();
 }
 
+void KernelWatch::begin() {
+  if (!begun_.exchange(true)) begun_.notify_all();
+}
+
 std::vector<KernelWatch::Change> KernelWatch::stop() {
   done_ = true;
+  begin();  // traffic that never began must not leave the thread waiting
   thread_.join();
   sample();
   return changes_;

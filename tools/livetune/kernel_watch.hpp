@@ -22,14 +22,15 @@ class KernelWatch {
     bool first = false;  // the workload's first JIT kernel
   };
 
-  // Samples once `begin` is true (set and notified by the traffic before stop()), counting
-  // calls in `calls_made`: quiet before, so that the first call, whose latency is a result,
-  // does not share the machine with it.
-  KernelWatch(const Runtime& rt, const std::atomic<int64_t>& calls_made, const std::atomic<bool>& begin);
+  // Counts calls in `calls_made`. Quiet until begin(): the first call, whose latency is a
+  // result, should not share the machine with it.
+  KernelWatch(const Runtime& rt, const std::atomic<int64_t>& calls_made);
   ~KernelWatch();
   KernelWatch(const KernelWatch&) = delete;
   KernelWatch& operator=(const KernelWatch&) = delete;
 
+  // Starts sampling (traffic calls it after its first call; calls after the first are no-ops).
+  void begin();
   // Ends the sampling (after one last sample) and returns the changes in the order seen.
   std::vector<Change> stop();
 
@@ -38,7 +39,7 @@ class KernelWatch {
 
   const Runtime& rt_;
   const std::atomic<int64_t>& calls_made_;
-  std::atomic<bool> done_{false};
+  std::atomic<bool> begun_{false}, done_{false};
   std::vector<Change> changes_;
   std::vector<std::pair<std::string, std::string>> in_use_;  // workload, config
   std::thread thread_;
