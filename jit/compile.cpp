@@ -16,12 +16,15 @@ void prepare_compile_thread() {
   compile_gemm(Workload::matmul(1, 16, 1), g.to_config(Target::host()));
 }
 
-KernelPtr compile_gemm(const Workload& w, const Config& c) {
+KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   const auto start = std::chrono::steady_clock::now();
   const Target& target = Target::host();
-  if (!gemm_space(w, target).valid(c))
-    throw std::invalid_argument("config '" + c.text() + "' is not valid for '" + w.text() + "'");
+  if (!gemm_space(caller, target).valid(c))
+    throw std::invalid_argument("config '" + c.text() + "' is not valid for '" + caller.text() + "'");
   const GemmConfig g = GemmConfig::from(c);
+  // What the pieces compute (the swapped form's C^T); the caller's workload only shapes the
+  // swapped form's write of C.
+  const Workload w = computed_workload(caller, g);
 
   std::vector<PieceRequest> requests;
   // B narrower than one tile: every tile is an N-edge tile.
@@ -58,12 +61,17 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
     const EpilogueSpec s = epilogue_spec(w);
     requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_epilogue(s, n); }});
   }
-  ObtainedPieces got = obtain_pieces(requests, w.text() + "\n" + c.text() + "\n");
+  if (g.swap) {
+    const TransposeOutSpec s = transpose_out_spec(caller);
+    requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_transpose_out(s, n); }});
+  }
+  ObtainedPieces got = obtain_pieces(requests, caller.text() + "\n" + c.text() + "\n");
 
   auto kernel = std::make_shared<Kernel>();
-  kernel->workload = w;
+  kernel->workload = caller;
   kernel->config = c;
   kernel->gemm = g;
+  kernel->computed = w;
   size_t i = 0;
   kernel->tile = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
   for (int rows : edge_rows) kernel->edge_tiles[size_t(rows)] = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
@@ -78,13 +86,15 @@ KernelPtr compile_gemm(const Workload& w, const Config& c) {
   if (g.pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
   if (g.pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
   if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);
+  if (g.swap) kernel->transpose_out = reinterpret_cast<TransposeOutFn>(got.pieces[i++]->fn);
   kernel->pieces = std::move(got.pieces);
   kernel->pieces_compiled = got.compiled;
   kernel->b_layout = packed_b_layout_key(w, g);
   kernel->b_layout_hash = std::hash<std::string>{}(kernel->b_layout);
-  kernel->tiles = gemm_tiles(w, g);
-  kernel->workspace_floats = gemm_workspace_floats(w, g);
+  kernel->tiles = gemm_tiles(caller, g);
+  kernel->workspace_floats = gemm_workspace_floats(caller, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);
+  if (g.swap) kernel->swap_rows_offset = swap_rows_offset(caller, g);
   kernel->dot_edge_offset = kernel->workspace_floats - gemm_dot_edge_floats(w, g);
   kernel->edge_moves_left = !g.pack_b && !tile.dot && !tile_masks_b(w, g);
   kernel->tile_sweeps_n = tile.sweep_n;

@@ -35,6 +35,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
   add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
   add("split", {0, 1}, {"m", "n"});
   add("tiles", {0, 1}, {"nm", "mn"});
+  add("swap", {0, 1});
   return knobs;
 }
 
@@ -64,39 +65,63 @@ GemmConfig GemmConfig::from(const Config& c) {
   g.order = LoopOrder(c.get("order"));
   g.split = Split(c.get("split"));
   g.tiles = TileOrder(c.get("tiles"));
+  g.swap = c.get("swap") != 0;
   return g;
 }
 
 Config GemmConfig::to_config(const Target& t) const {
   return Config(knobs_for(t), {mr, nr, vec, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n,
-                               prefetch_c, int(order), int(split), int(tiles)});
+                               prefetch_c, int(order), int(split), int(tiles), int(swap)});
 }
+
+namespace {
+
+// A config of the (computed) workload w, swap aside.
+bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
+  if (g.nr % g.vec != 0 || g.nr / g.vec > 4) return false;
+  if (gemm_dot_form(w, g)) {
+    // Vectors along K, A's rows read where they lie; nothing to prefetch along K or of C
+    // (a tile writes rows × nr values of C).
+    if (g.vec != widest || dot_columns(g.mr, regs) < 1 || g.pack_a || g.prefetch > 0 || g.prefetch_c > 0)
+      return false;
+  } else {
+    if (g.kc > kLongestPackedKc) return false;
+    if (g.vec != widest && !half_width_pays(w.n, g.vec, widest)) return false;
+    if (!tile_fits_registers(g.mr, g.nr / g.vec, regs)) return false;
+  }
+  // A tile taller than M would never run (its edge tiles would), and packing moves the last
+  // A panel up to hold mr real rows: the fewest rows a call may have.
+  if (g.mr > w.m || (g.pack_a && g.mr > w.least_m())) return false;
+  if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
+  // Ahead along B's rows is for B read in place, a few rows per block; one prefetch stream.
+  if (g.prefetch_n > 0 && (g.pack_b || g.prefetch > 0)) return false;
+  return true;
+}
+
+}  // namespace
 
 Space gemm_space(const Workload& w, const Target& t) {
   const int widest = t.vector_floats();
   const int regs = t.vector_registers();
   return Space(knobs_for(t), [w, widest, regs](const Config& c) {
-    GemmConfig g = GemmConfig::from(c);
-    if (g.nr % g.vec != 0 || g.nr / g.vec > 4) return false;
-    if (gemm_dot_form(w, g)) {
-      // Vectors along K, A's rows read where they lie; nothing to prefetch along K or of C
-      // (a tile writes rows × nr values of C).
-      if (g.vec != widest || dot_columns(g.mr, regs) < 1 || g.pack_a || g.prefetch > 0 || g.prefetch_c > 0)
-        return false;
-    } else {
-      if (g.kc > kLongestPackedKc) return false;
-      if (g.vec != widest && !half_width_pays(w.n, g.vec, widest)) return false;
-      if (!tile_fits_registers(g.mr, g.nr / g.vec, regs)) return false;
-    }
-    // A tile taller than M would never run (its edge tiles would), and packing moves the last
-    // A panel up to hold mr real rows: the fewest rows a call may have.
-    if (g.mr > w.m || (g.pack_a && g.mr > w.least_m())) return false;
-    if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
-    // Ahead along B's rows is for B read in place, a few rows per block; one prefetch stream.
-    if (g.prefetch_n > 0 && (g.pack_b || g.prefetch > 0)) return false;
-    return true;
+    const GemmConfig g = GemmConfig::from(c);
+    if (!g.swap) return valid_for(w, g, widest, regs);
+    // Swapped, B is read in place as the product's A and A packed as its B (packing B, the
+    // A there, would undo the point), one thread's share of C^T's rows at a time.
+    return swap_possible(w) && g.pack_b && !g.pack_a && g.split == Split::m &&
+           valid_for(swapped_workload(w), g, widest, regs);
   });
 }
+
+bool swap_possible(const Workload& w) { return w.trans_b && w.min_m == 0 && w.m <= kSwapMaxRows && w.k > 0; }
+
+Workload swapped_workload(const Workload& w) {
+  Workload s = Workload::matmul(w.n, w.m, w.k, true);
+  s.lda = w.ldb, s.ldb = w.lda, s.ldc = ceil_div(w.m, 16) * 16;
+  return s;
+}
+
+int64_t swap_rows(const GemmConfig& g) { return ceil_div(g.mc, 16) * 16; }
 
 bool half_width_pays(int64_t n, int vec, int widest) {
   return columns_computed(n, vec) * 10 <= columns_computed(n, widest) * 9;
@@ -112,7 +137,8 @@ int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c) {
   return w.trans_b ? 0 : (dot_edge_columns(w, c) * w.k + 15) / 16 * 16;
 }
 
-int64_t gemm_tiles(const Workload& w, const GemmConfig& c) {
+int64_t gemm_tiles(const Workload& caller, const GemmConfig& c) {
+  const Workload w = computed_workload(caller, c);
   return c.split == Split::m ? ceil_div(w.m, c.mr) : ceil_div(w.n, c.nr);
 }
 
@@ -123,7 +149,14 @@ int64_t gemm_packed_a_floats(const Workload& w, const GemmConfig& c) {
   return c.pack_a ? (mb * kb + 15) / 16 * 16 : 0;
 }
 
+int64_t packed_b_floats(const Workload& w, const GemmConfig& g) { return w.k * ceil_div(w.n, g.nr) * g.nr; }
+
+int64_t swap_rows_offset(const Workload& w, const GemmConfig& c) {
+  return (packed_b_floats(swapped_workload(w), c) + 15) / 16 * 16;
+}
+
 int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c) {
+  if (c.swap) return swap_rows_offset(w, c) + swap_rows(c) * swapped_workload(w).ldc;
   const int64_t kb = std::min<int64_t>(c.kc, w.k);
   const int64_t nb = std::min<int64_t>(c.nc, ceil_div(w.n, c.nr) * c.nr);
   return gemm_packed_a_floats(w, c) + (c.pack_b ? (kb * nb + 15) / 16 * 16 : 0) + gemm_dot_edge_floats(w, c);

@@ -41,15 +41,35 @@ struct GemmConfig {
   LoopOrder order = LoopOrder::nkm;
   Split split = Split::m;
   TileOrder tiles = TileOrder::nm;
+  // 1: the pieces compute C^T = B·A^T (swapped_workload), and the driver writes it into C
+  // transposed. For B transposed and few rows of A, where neither reading B in place nor
+  // packing it keeps the FMAs fed: swapped, B's rows are an A read where it lies (each value
+  // one broadcast, B read once, as a few long streams) and A, small, is packed once.
+  bool swap = false;
 
   static GemmConfig from(const Config& c);
   Config to_config(const Target& t) const;
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 20;
+inline constexpr int kGemmTemplateVersion = 21;
 
 Space gemm_space(const Workload& w, const Target& t);
+
+// The swapped form (GemmConfig::swap) is for B transposed, M fixed (its rows are the computed
+// product's columns, baked in) and at most kSwapMaxRows: C^T's rows of M floats are buffered
+// and A is packed whole, both in the workspace.
+inline constexpr int64_t kSwapMaxRows = 128;
+bool swap_possible(const Workload& w);
+// C^T[N×M] = B·A^T as the template computes it: B (N×K) read in place as its A, A (M×K) as its
+// B transposed; C^T's rows (ldc: M rounded up to 16 floats) go to the workspace, and no bias,
+// activation or beta, which the transposing write applies.
+Workload swapped_workload(const Workload& w);
+// The workload the pieces compute: w, or swapped_workload(w).
+inline Workload computed_workload(const Workload& w, const GemmConfig& g) { return g.swap ? swapped_workload(w) : w; }
+// Rows of C^T one pass of the swapped form buffers before writing them into C: an M block,
+// rounded up to whole vectors (the transposing write reads W rows at a time).
+int64_t swap_rows(const GemmConfig& g);
 
 // A register tile of mr rows × nv vectors keeps its accumulators in registers, and per K step
 // one row of B and the broadcast A value (nv + 1 more) — or, where those do not fit and the
@@ -103,13 +123,21 @@ int dot_edge_columns(const Workload& w, const GemmConfig& c);
 // after the packed blocks; 0 where B is transposed (its rows are those runs) or no dot edge.
 int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c);
 
-// Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns).
+// Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns), of
+// the computed workload (swapped: N in tiles of mr).
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c);
+
+// Floats of all of B packed (k blocks of kc rows, each in panels of nr columns over N rounded
+// up to whole panels): B packed once for every call, or the swapped form's A.
+int64_t packed_b_floats(const Workload& w, const GemmConfig& g);
 
 // Floats of the packed A block at the start of the workspace (0 without packing).
 int64_t gemm_packed_a_floats(const Workload& w, const GemmConfig& c);
 
-// Floats of scratch one call of the kernel needs (packed A and B blocks, the dot edge's B).
+// Floats of scratch one call of the kernel needs (packed A and B blocks, the dot edge's B; in
+// the swapped form A packed whole, then the rows of C^T of one pass).
 int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c);
+// Where the swapped form's rows of C^T start in the workspace (after A packed whole).
+int64_t swap_rows_offset(const Workload& w, const GemmConfig& c);
 
 }  // namespace livetune

@@ -22,7 +22,7 @@ struct Block {
 
 class Walk {
  public:
-  Walk(const Kernel& k, const GemmArgs& args) : k_(k), w_(k.workload), g_(k.gemm), args_(args) {
+  Walk(const Kernel& k, const GemmArgs& args) : k_(k), w_(k.computed), g_(k.gemm), args_(args) {
     static constexpr Dim kOrders[][3] = {{N, K, M}, {N, M, K}, {K, N, M}, {K, M, N}, {M, K, N}, {M, N, K}};
     std::copy(std::begin(kOrders[int(g_.order)]), std::end(kOrders[int(g_.order)]), order_);
     const int64_t rows = args.m > 0 ? args.m : w_.m;
@@ -74,7 +74,7 @@ class Walk {
         for (int64_t j = 0; j < dot_edge_; ++j) copy[j * w_.k + p] = args_.b[p * w_.ldb + col + j];
       runs = copy;
     }
-    float* c = args_.c + lo_[M] * w_.ldc + col;
+    float* c = c_at(lo_[M], col);
     k_.dot_edge(args_.a + lo_[M] * w_.lda, runs, c, w_.k, 1, dot_edge_, 0, rows, 1);
     if (k_.epilogue) epilogue(c, col, rows, dot_edge_);
   }
@@ -191,7 +191,7 @@ class Walk {
     const int64_t left = edge_moves_left_ && cols < width && col + cols == hi_[N] ? width - cols : 0;
     if (rows == g_.mr || k_.edge_tiles[size_t(rows)]) {
       const TileFn tile = n_edge ? k_.n_edge_tile : rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
-      tile(a_tile, b_tile - left, args_.c + row * w_.ldc + col - left, kb, pc == 0, cols + left, left, count, panels);
+      tile(a_tile, b_tile - left, c_at(row, col - left), kb, pc == 0, cols + left, left, count, panels);
     } else {
       // A remainder of a bucket of M without a tile of its own: the tiles of its binary
       // digits, one below the other.
@@ -199,12 +199,12 @@ class Walk {
       for (int64_t part = int64_t(1) << 3, done = 0; part > 0; part >>= 1) {
         if (!(rows & part)) continue;
         k_.edge_tiles[size_t(part)](a_tile + done * a_row, b_tile - left,
-                                    args_.c + (row + done) * w_.ldc + col - left, kb, pc == 0, cols + left, left,
+                                    c_at(row + done, col - left), kb, pc == 0, cols + left, left,
                                     1, panels);
         done += part;
       }
     }
-    if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, rows * count, cols);
+    if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, rows * count, cols);
   }
 
   // The A rows of a tile of `rows` rows from `row` (ir within the block). Packing moved a
@@ -217,10 +217,13 @@ class Walk {
   // `count` whole tiles of the band from `row`, side by side from column `col` (B read in place).
   void run_tile_row(int64_t row, int64_t col, int64_t count) {
     const auto [pc, kb] = blk_[K];
-    k_.tile(a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, args_.c + row * w_.ldc + col, kb, pc == 0, g_.nr, 0,
+    k_.tile(a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c_at(row, col), kb, pc == 0, g_.nr, 0,
             count, 1);
-    if (k_.epilogue && pc + kb == w_.k) epilogue(args_.c + row * w_.ldc + col, col, g_.mr, g_.nr * count);
+    if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, g_.mr, g_.nr * count);
   }
+
+  // C's value (row, col); args.c holds the rows from args.c_first_row on.
+  float* c_at(int64_t row, int64_t col) const { return args_.c + (row - args_.c_first_row) * w_.ldc + col; }
 
   void epilogue(float* c_tile, int64_t col, int64_t rows, int64_t cols) {
     k_.epilogue(c_tile, args_.bias ? args_.bias + col : nullptr, rows, cols);
@@ -244,9 +247,29 @@ class Walk {
 
 }  // namespace
 
-void Kernel::run(const GemmArgs& args) const { Walk(*this, args).run(); }
+// The swapped form (GemmConfig::swap): A packed whole as the computed product's B, then this
+// range's rows of C^T an M block at a time, computed into the workspace and written into C.
+void run_swapped(const Kernel& k, const GemmArgs& args) {
+  const Workload& w = k.computed;
+  float* packed = args.workspace;
+  float* rows = args.workspace + k.swap_rows_offset;
+  pack_whole_b(k, args.a, packed);
+  const int64_t mr = k.gemm.mr, block = k.gemm.mc;
+  const int64_t hi = std::min(args.end * mr, w.m);
+  for (int64_t lo = args.begin * mr; lo < hi; lo += block) {
+    const int64_t end = std::min(lo + block, hi);
+    GemmArgs part{args.b, args.a, rows, nullptr, args.workspace, lo / mr, (end + mr - 1) / mr, packed, 0, lo};
+    Walk(k, part).run();
+    k.transpose_out(rows, args.c + lo, args.bias ? args.bias + lo : nullptr, w.n, end - lo);
+  }
+}
 
-int64_t packed_b_floats(const Workload& w, const GemmConfig& g) { return w.k * ((w.n + g.nr - 1) / g.nr * g.nr); }
+void Kernel::run(const GemmArgs& args) const {
+  if (gemm.swap)
+    run_swapped(*this, args);
+  else
+    Walk(*this, args).run();
+}
 
 std::string packed_b_layout_key(const Workload& w, const GemmConfig& g) {
   return "k=" + std::to_string(w.k) + " n=" + std::to_string(w.n) + " ldb=" + std::to_string(w.ldb) +
@@ -254,7 +277,7 @@ std::string packed_b_layout_key(const Workload& w, const GemmConfig& g) {
 }
 
 void pack_whole_b(const Kernel& k, const float* b, float* dst, int64_t part, int64_t parts) {
-  const Workload& w = k.workload;
+  const Workload& w = k.computed;
   const int64_t nr = k.gemm.nr, kc = k.gemm.kc;
   const int64_t panels = (w.n + nr - 1) / nr, blocks = (w.k + kc - 1) / kc;
   // Share `part` of the (K block, panel) pairs, in runs of panels within one K block, each

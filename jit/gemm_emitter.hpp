@@ -25,6 +25,7 @@ class GemmEmitter {
   void emit_pack_a(const PackASpec& s, const std::string& name);     // gemm_pack.cpp
   void emit_pack_b(const PackBSpec& s, const std::string& name);     // gemm_pack.cpp
   void emit_epilogue(const EpilogueSpec& s, const std::string& name);  // gemm_epilogue.cpp
+  void emit_transpose_out(const TransposeOutSpec& s, const std::string& name);  // gemm_transpose_out.cpp
 
   std::unique_ptr<llvm::Module> take() { return std::move(m_); }
 

@@ -38,6 +38,13 @@ std::string EpilogueSpec::key() const {
          std::string(activation_name(act));
 }
 
+std::string TransposeOutSpec::key() const {
+  std::ostringstream s;
+  s << "transpose_out ldt=" << ldt << " ldc=" << ldc << " beta=" << beta << " bias=" << bias
+    << " act=" << activation_name(act);
+  return s.str();
+}
+
 TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   TileSpec t;
   t.vec = c.vec, t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll;
@@ -131,5 +138,9 @@ PackASpec pack_a_spec(const Workload& w, const GemmConfig& c) { return PackASpec
 PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c) { return PackBSpec{c.vec, c.nr, w.ldb, w.trans_b}; }
 
 EpilogueSpec epilogue_spec(const Workload& w) { return EpilogueSpec{w.ldc, w.bias, w.act}; }
+
+TransposeOutSpec transpose_out_spec(const Workload& w) {
+  return TransposeOutSpec{swapped_workload(w).ldc, w.ldc, w.beta == 0.0f ? 0.0f : w.beta, w.bias, w.act};
+}
 
 }  // namespace livetune

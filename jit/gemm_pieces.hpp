@@ -29,6 +29,10 @@ using PackAFn = void (*)(const float* src, float* dst, int64_t mb, int64_t kb);
 using PackBFn = void (*)(const float* src, float* dst, int64_t kb, int64_t nb);
 // C = act(C + bias) over rows × cols of a finished tile.
 using EpilogueFn = void (*)(float* c, const float* bias, int64_t rows, int64_t cols);
+// The swapped form's write: C(i, j) = act(t(j, i) + bias(j) + beta·C(i, j)) for i < rows,
+// j < cols; t holds C^T's rows (W rows at a time are read whole: its rows and their length
+// rounded up to whole vectors must be readable).
+using TransposeOutFn = void (*)(const float* t, float* c, const float* bias, int64_t rows, int64_t cols);
 
 struct TileSpec {
   int vec = 0;  // floats per vector (GemmConfig::vec)
@@ -81,6 +85,14 @@ struct EpilogueSpec {
   std::string key() const;
 };
 
+struct TransposeOutSpec {
+  int64_t ldt = 0, ldc = 0;  // floats from row to row of C^T and of C
+  float beta = 0.0f;
+  bool bias = false;
+  ActivationKind act = ActivationKind::none;
+  std::string key() const;
+};
+
 TileSpec tile_spec(const Workload& w, const GemmConfig& c);
 // The row counts of the edge tiles, the tiles of the last M mod mr rows: every row they
 // compute is one of C's (a tile of mr rows moved up over the rows above would compute up to
@@ -106,5 +118,6 @@ bool tile_sweeps_n(const Workload& w, const GemmConfig& c);
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c);
 PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c);
 EpilogueSpec epilogue_spec(const Workload& w);
+TransposeOutSpec transpose_out_spec(const Workload& w);
 
 }  // namespace livetune

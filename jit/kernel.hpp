@@ -27,6 +27,8 @@ struct GemmArgs {
   // All of B packed once (pack_whole_b) for a kernel that packs B; null: pack per call.
   const float* b_packed = nullptr;
   int64_t m = 0;  // rows of this call, in [workload.least_m(), workload.m]; 0: workload.m
+  // The row of C that `c` points at: 0, but for the swapped form's buffer of C^T's rows.
+  int64_t c_first_row = 0;
 };
 
 struct Piece;  // piece_cache.hpp
@@ -36,6 +38,8 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   Workload workload;
   Config config;
   GemmConfig gemm;
+  // What the pieces compute: the workload, or in the swapped form C^T (swapped_workload).
+  Workload computed;
   TileFn tile = nullptr;
   // [r]: the tile of the last r = M mod mr rows, where compiled (edge_tile_rows); a
   // remainder without one of its own runs the tiles of its binary digits.
@@ -52,6 +56,8 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   PackAFn pack_a = nullptr;      // with config pack_a only
   PackBFn pack_b = nullptr;      // with config pack_b only
   EpilogueFn epilogue = nullptr;  // with a bias or an activation only
+  TransposeOutFn transpose_out = nullptr;  // the swapped form's write of C^T into C
+  int64_t swap_rows_offset = 0;  // where the swapped form's rows of C^T start in the workspace
   int64_t tiles = 0;  // threading tiles at the workload's largest M (tiles_for)
   int64_t workspace_floats = 0;
   int64_t packed_a_floats = 0;  // of the workspace, before the packed B block
@@ -63,6 +69,10 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   std::vector<std::shared_ptr<const Piece>> pieces;
   std::string b_layout;  // packed_b_layout_key(): kernels with equal ones read one packed B
   size_t b_layout_hash = 0;  // of b_layout: compared first on the call path
+
+  // Whether B packed ahead (pack_whole_b of the caller's B) can serve it: its pack_b piece
+  // packs B (in the swapped form it packs A).
+  bool takes_packed_b() const { return pack_b && !gemm.swap; }
 
   // The driver (gemm_driver.cpp): the cache-block loop nest around the pieces.
   void run(const GemmArgs& args) const;
@@ -78,7 +88,6 @@ using KernelPtr = std::shared_ptr<const Kernel>;
 // B that stays the same from call to call (a layer's weights) need not be packed by every
 // call: a kernel whose config packs B reads it from a copy packed once, in the layout of its
 // pack_b piece, k block after k block. Same copy for every kernel with the same layout_key.
-int64_t packed_b_floats(const Workload& w, const GemmConfig& g);
 std::string packed_b_layout_key(const Workload& w, const GemmConfig& g);
 // Packs share `part` of `parts` (all of it by default), so that threads can split the work.
 void pack_whole_b(const Kernel& k, const float* b, float* dst, int64_t part = 0, int64_t parts = 1);

@@ -32,7 +32,7 @@ class ConstantOperand {
     const float* data = nullptr;  // the packed copy, when ready
     Packed* to_pack = nullptr;     // set for the one caller that must now pack (in the background)
   };
-  // For a kernel that packs B (k.pack_b set). The copy returned stays alive until this
+  // For a kernel that takes B packed (k.takes_packed_b()). The copy returned stays alive until this
   // thread's next find() or done_reading().
   Lookup find(const Kernel& k);
   static void done_reading();

@@ -135,7 +135,7 @@ void Dispatcher::matmul(const Workload& w, const float* a, const float* b, const
 // once promoted: packing B in every call made it look up to 4x slower than it is. The first
 // such call claims the layout; the calls until the copy is ready are not timed.
 bool Dispatcher::packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b) {
-  if (!constant_b || !k.pack_b) return true;
+  if (!constant_b || !k.takes_packed_b()) return true;
   const ConstantOperand::Lookup found = constant_b->find(k);
   ConstantOperand::done_reading();
   if (found.to_pack) pack_in_background(k, constant_b, found.to_pack);
@@ -150,7 +150,7 @@ void Dispatcher::pack_in_background(const Kernel& k, const std::shared_ptr<Const
 
 void Dispatcher::run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,
                      const std::shared_ptr<ConstantOperand>& constant_b) {
-  if (!constant_b || !k.pack_b) {
+  if (!constant_b || !k.takes_packed_b()) {
     executor_.run(k, m, a, b, bias, c);
     return;
   }

@@ -28,7 +28,7 @@ void Executor::run_parallel(const Kernel& k, int64_t m, const float* a, const fl
     // Threads that split the rows each need all of B: packing it block by block, each would
     // pack all of it. Once B is larger than a core's L2 (where a block packed by the thread
     // that uses it would still be), pack it once, together, and share it.
-    if (k.pack_b && !b_packed && k.gemm.split == Split::m &&
+    if (k.takes_packed_b() && !b_packed && k.gemm.split == Split::m &&
         packed_b_floats(k.workload, k.gemm) * int64_t(sizeof(float)) > Target::host().l2_bytes) {
       float* shared = call_buffer(packed_b_floats(k.workload, k.gemm));
       tbb::parallel_for(

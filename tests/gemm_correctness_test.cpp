@@ -10,6 +10,7 @@
 #include <exception>
 #include <ostream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -152,7 +153,7 @@ TEST_P(GemmCorrectness, RandomConfigs) {
                                     << split_diff;
     // B packed whole beforehand (a constant B, or once for all threads of a call), in shares
     // as threads pack it: the same tiles read it from there.
-    if (k.pack_b) {
+    if (k.takes_packed_b()) {
       AlignedFloats packed(packed_b_floats(w, g));
       for (int64_t part = pieces; part >= 0; --part) pack_whole_b(k, p.b.data(), packed.get(), part, pieces + 1);
       std::vector<float> prepacked = p.c0;
@@ -185,7 +186,7 @@ TEST(GemmCorrectness, InPlaceBEdgeTile) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
   const std::string cfg = "mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
                           " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
-                          "prefetch_c=0 order=nkm split=n tiles=nm";
+                          "prefetch_c=0 order=nkm split=n tiles=nm swap=0";
   for (const Workload& w : {epi(padded(mm(37, nv * v + 17, 50)), true, kGelu, 1.0f), mm(6, v + 1, 40),
                             epi(mm(9, 3 * v - 5, 70), false, kRelu, 0.5f)}) {
     const Config c = gemm_space(w, Target::host()).parse(cfg);
@@ -234,7 +235,7 @@ TEST(GemmCorrectness, NEdgeTile) {
   for (const std::string variant : {"pack_b=1 tiles=nm", "pack_b=0 tiles=nm", "pack_b=1 tiles=mn",
                                     "pack_b=0 tiles=mn"}) {
     const Config c = four_row_config(
-        w, "kc=32 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm split=n " + variant);
+        w, "kc=32 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 split=n " + variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
     EXPECT_EQ(k->n_edge_columns, 2 * v);
@@ -247,7 +248,7 @@ TEST(GemmCorrectness, NEdgeTile) {
   }
   const Workload narrow = mm(9, v + 3, 20);  // every tile an N-edge tile
   const Config c = four_row_config(narrow, "kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
-                                          "prefetch_c=0 order=nkm split=m tiles=nm");
+                                          "prefetch_c=0 order=nkm split=m tiles=nm swap=0");
   const KernelPtr k = compile_gemm(narrow, c);
   EXPECT_EQ(k->n_edge_columns, 2 * v);
   EXPECT_EQ(k->n_edge_tile, k->tile);
@@ -270,7 +271,7 @@ TEST(GemmCorrectness, DotEdge) {
                                       "pack_b=1 split=n tiles=mn", "pack_b=0 split=m tiles=mn"}) {
       if (trans_b && variant.find("pack_b=0") != std::string::npos) continue;  // the dot form
       const Config c = four_row_config(
-          w, "kc=32 mc=96 nc=256 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm " + variant);
+          w, "kc=32 mc=96 nc=256 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 " + variant);
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       EXPECT_EQ(k->dot_edge_columns, 3);
@@ -300,7 +301,7 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
                                     "split=n tiles=mn prefetch_n=0", "split=m tiles=mn prefetch_n=128"}) {
     const Config c = gemm_space(w, Target::host())
                          .parse("mr=4 nr=" + std::to_string(v) + " vec=" + std::to_string(v) +
-                                " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_c=0 order=nkm " +
+                                " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_c=0 order=nkm swap=0 " +
                                 variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
@@ -337,7 +338,7 @@ TEST(GemmCorrectness, TransposedBInPlace) {
       if (mr > w.m) continue;
       const Config c = space.parse("mr=" + std::to_string(mr) + " " + variant + " nr=" + std::to_string(2 * v) +
                                    " vec=" + std::to_string(v) +
-                                   " mc=48 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 order=knm");
+                                   " mc=48 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 order=knm swap=0");
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
@@ -348,6 +349,61 @@ TEST(GemmCorrectness, TransposedBInPlace) {
       }
     }
   }
+}
+
+// The swapped form: C^T = B·A^T computed into the workspace an M block at a time and written
+// into C transposed. M of one row, of an edge tile and of a dot edge in the computed product
+// (66 = 64 + 2), at the largest; N of edge tiles and not a multiple of the vector (the
+// transposing write's last lanes); K in several blocks; blocks of fewer rows than a thread's
+// range; padded operands, bias, activations and C accumulated into; whole and in tile ranges.
+TEST(GemmCorrectness, SwappedForm) {
+  const int v = Target::host().vector_floats();
+  for (const Workload& w : {epi(padded(mm(37, 45, 83, true)), true, kGelu, 1.0f), mm(1, 200, 300, true),
+                            epi(mm(17, 3 * v + 5, 2 * v, true), false, kRelu, 0.5f), mm(66, 70, 33, true),
+                            epi(mm(kSwapMaxRows, 129, 1100, true), true, kNone)}) {
+    const Space space = gemm_space(w, Target::host());
+    const std::string vectors = " nr=" + std::to_string(2 * v) + " vec=" + std::to_string(v);
+    const std::string variants[] = {"mr=4 kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm",
+                                    "mr=3 kc=1024 mc=96 nc=256 unroll=1 order=mnk tiles=mn",
+                                    "mr=8 kc=64 mc=48 nc=64 unroll=2 order=kmn tiles=nm"};
+    for (const std::string& variant : variants) {
+      const Config c = space.parse(variant + vectors + " pack_a=0 pack_b=1 prefetch=0 prefetch_n=0 prefetch_c=0 "
+                                   "split=m swap=1");
+      SCOPED_TRACE(describe(w, &c));
+      const Problem p(w, w.hash());
+      const KernelPtr k = compile_gemm(w, c);
+      EXPECT_EQ(k->computed, swapped_workload(w));
+      EXPECT_FALSE(k->takes_packed_b());  // its pack packs A
+      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
+        const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+      }
+    }
+  }
+}
+
+// Only where it applies: B transposed, M fixed and at most kSwapMaxRows, B read in place.
+TEST(GemmCorrectness, SwappedFormWhereItApplies) {
+  const int v = Target::host().vector_floats();
+  const std::string rest = "mr=4 nr=" + std::to_string(2 * v) + " vec=" + std::to_string(v) +
+                           " kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm prefetch=0 prefetch_n=0 prefetch_c=0 "
+                           "split=m swap=1";
+  auto valid = [&](const Workload& w, const std::string& packs) {
+    try {
+      gemm_space(w, Target::host()).parse(rest + " " + packs);  // throws where not valid
+      return true;
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+  };
+  Workload bucket = mm(64, 100, 50, true);
+  bucket.min_m = 33;
+  EXPECT_TRUE(valid(mm(64, 100, 50, true), "pack_a=0 pack_b=1"));
+  EXPECT_FALSE(valid(mm(64, 100, 50, true), "pack_a=0 pack_b=0"));
+  EXPECT_FALSE(valid(mm(64, 100, 50, true), "pack_a=1 pack_b=1"));
+  EXPECT_FALSE(valid(mm(64, 100, 50, false), "pack_a=0 pack_b=1"));
+  EXPECT_FALSE(valid(mm(kSwapMaxRows + 1, 100, 50, true), "pack_a=0 pack_b=1"));
+  EXPECT_FALSE(valid(bucket, "pack_a=0 pack_b=1"));
 }
 
 // Tiles of ymm vectors on an AVX-512 host (N narrow enough that zmm would compute many more

@@ -87,7 +87,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   const bool constant_b = args.has("constant-b");
   std::map<std::string, std::unique_ptr<float, decltype(&std::free)>> packed_b;
   auto prepacked_b = [&](const Kernel& k) -> const float* {
-    if (!constant_b || !k.pack_b) return nullptr;
+    if (!constant_b || !k.takes_packed_b()) return nullptr;
     auto it = packed_b.find(k.b_layout);
     if (it == packed_b.end()) {
       const size_t bytes = (size_t(packed_b_floats(w, k.gemm)) * sizeof(float) + 63) / 64 * 64;
