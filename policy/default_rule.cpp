@@ -315,6 +315,28 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.order = LoopOrder::nmk, g.tiles = TileOrder::nm;
     streams_b = true;
   }
+  // B transposed and larger than L2 with 9..128 rows of A (a batch of tokens on a weight stored
+  // out × in), or in L2 with 33..128 (where B would be packed), on full-width AVX-512 (Zen 5),
+  // B of at least 64 rows (the computed product's M, in tiles of 6 or 8):
+  // the swapped form, C^T = B·A^T — each row of B one stream of broadcasts, read once, A packed
+  // once per call. Up to 32 rows, tiles of 8 × 2 vectors, else 6 × 4; K in blocks of up to
+  // 1024, all of M in one N block (B read once). Zen 5, N = K = 4096, one run each, against the
+  // default before (the dot tile up to 32 rows, else packed B) and oneDNN in the same run:
+  // M = 10 89 GFLOP/s (71, oneDNN 76), 12 111 (97, 89), 16 149 (106, 97), 24 142 (115, 118),
+  // 32 202 (132, 138), 48 194 (140, 153), 64 215 (142, 165), 96 199 (167, 179), 128 191 (159,
+  // 174); 2 threads, M = 32 376 (oneDNN 240), 64 403 (311). Under 9 rows the dot tile stays
+  // (M = 8: 89 against 73). In L2: 64×256×512 213 against 192 packed, 128×256×512 210 against
+  // 205, 48×256×256 even; up to 32 rows the dot tile wins there (24×384×384 188 against 146).
+  const bool swap_pays = (streamed_transposed_b ? w.m > 8 : w.trans_b && w.m > 32) && w.n >= 64;
+  if (t.avx512 && !t.intel && !t.zmm_in_halves && swap_pays && swap_possible(w)) {
+    g.swap = true, g.vec = vec;
+    g.mr = w.m <= 32 ? 8 : 6, g.nr = w.m <= 32 ? 2 * vec : 4 * vec;
+    g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, kLongestPackedKc));
+    g.mc = nearest_multiple(knob(space, "mc"), 384, g.mr);
+    g.nc = nearest_multiple(knob(space, "nc"), int(columns_computed(w.m, g.nr)), g.nr);
+    g.pack_a = false, g.pack_b = true, g.unroll = 4, g.prefetch = 0, g.prefetch_n = 0, g.prefetch_c = 0;
+    g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
+  }
   // A, B and C together in L2 on AVX-512: nothing to hide — B read where it lies, C not
   // fetched ahead (Zen 4, paired against LIBXSMM: 256³ 0.967 -> 1.005, 128³ 0.982 -> 1.007,
   // 64³ 0.983 -> 1.012). Rows of 4 where M is a multiple of 4 but not of 6, so that no edge
@@ -348,7 +370,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // that each thread reads its share of B, not all of it (Zen 3, 8×4096×4096 on 2 threads,
   // 2×32 tiles: 1.25x over splitting M).
   const int64_t m_tiles = (w.m + g.mr - 1) / g.mr;
-  g.split = threads == 1 || (m_tiles >= 2 * threads && !streams_b) ? Split::m : Split::n;
+  // Swapped, the computed product's rows are N: split there (the only split it takes).
+  g.split = threads == 1 || g.swap || (m_tiles >= 2 * threads && !streams_b) ? Split::m : Split::n;
   Config c = g.to_config(t);
   if (!space.valid(c)) throw std::logic_error("default rule gave an invalid config: " + c.text());
   return c;

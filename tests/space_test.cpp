@@ -502,9 +502,13 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
 
 // B transposed, up to 32 rows of A against a B larger than L2 and 16 against one in it: the
 // dot tile (B in place) in tiles of up to 4 rows, as even as they go, the next rows fetched
-// ahead; two threads share a B larger than L2's N. More rows pack B.
+// ahead; two threads share a B larger than L2's N. More rows pack B. (On AVX-512 whose zmm
+// operations run in halves, Zen 4, and on AVX2; full-width AVX-512 swaps past 8 rows.)
 TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
-  for (const Target& t : {host(), [] {
+  Target zen4;
+  zen4.avx2 = zen4.avx512 = zen4.zmm_in_halves = true;
+  zen4.l1d_bytes = 32 * 1024, zen4.l2_bytes = 1024 * 1024;
+  for (const Target& t : {zen4, [] {
          Target avx2;
          avx2.avx2 = true;
          avx2.l2_bytes = 512 * 1024;
@@ -547,7 +551,7 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
   auto form = [&t](int64_t m, int64_t n, int64_t k) {
     const Workload w = Workload::matmul(m, n, k, true);
     const GemmConfig g = GemmConfig::from(default_gemm_config(w, t, 1));
-    return gemm_dot_form(w, g) ? "dot " + std::to_string(g.mr) + " rows" : std::string("packed");
+    return gemm_dot_form(w, g) ? "dot " + std::to_string(g.mr) + " rows" : std::string(g.swap ? "swapped" : "packed");
   };
   EXPECT_EQ(form(13, 21, 700), "dot 7 rows");   // groups of 3 columns, 21 in 7 of them
   EXPECT_EQ(form(12, 300, 300), "dot 6 rows");  // 4 rows cost the same in 3 bands
@@ -558,8 +562,43 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
   EXPECT_EQ(form(24, 21, 700), "dot 5 rows");   // packed tiles would compute 32 columns of 21
   EXPECT_EQ(form(32, 512, 512), "dot 3 rows");  // A from L2: a few rows, groups of 8
   EXPECT_EQ(form(24, 64, 2048), "packed");  // A and B from L2 at every height
-  // B larger than L2: the streamed rule's tiles of up to 4 rows.
-  EXPECT_EQ(form(13, 4096, 4096), "dot 4 rows");
+  // B larger than L2: the streamed rule's tiles of up to 4 rows up to 8 rows, then swapped.
+  EXPECT_EQ(form(8, 4096, 4096), "dot 4 rows");
+  EXPECT_EQ(form(13, 4096, 4096), "swapped");
+}
+
+// The swapped form (C^T = B·A^T) on full-width AVX-512 (Zen 5): B transposed larger than L2
+// with 9..128 rows of A, or in L2 with 33..128; tiles of 8 × 2 vectors up to 32 rows, else
+// 6 × 4, all of M in one N block, K in blocks of up to 1024, split along N on two threads.
+// Not on Intel, not on Zen 4, not for a bucket of M, B of few rows or more than 128 rows of A.
+TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  auto form = [&t](const Workload& w, int threads) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(w, t, threads));
+    if (!g.swap) return std::string("not swapped");
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+           " nc=" + std::to_string(g.nc) + " split " + (g.split == Split::n ? "n" : "m");
+  };
+  auto mm = [](int64_t m, int64_t n, int64_t k) { return Workload::matmul(m, n, k, true); };
+  EXPECT_EQ(form(mm(9, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(mm(32, 4096, 4096), 2), "8x32 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(mm(33, 4096, 4096), 1), "6x64 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(mm(128, 768, 768), 2), "6x64 kc=768 nc=128 split m");
+  EXPECT_EQ(form(mm(64, 256, 512), 1), "6x64 kc=512 nc=64 split m");  // in L2
+  EXPECT_EQ(form(mm(8, 4096, 4096), 1), "not swapped");
+  EXPECT_EQ(form(mm(24, 384, 384), 1), "not swapped");   // in L2: the dot tile
+  EXPECT_EQ(form(mm(129, 4096, 4096), 1), "not swapped");
+  EXPECT_EQ(form(mm(100, 32, 4096), 1), "not swapped");  // B of 32 rows
+  EXPECT_EQ(form(Workload::matmul(32, 4096, 4096), 1), "not swapped");
+  Workload bucket = mm(64, 4096, 4096);
+  bucket.min_m = 33;
+  EXPECT_EQ(form(bucket, 1), "not swapped");
+  Target zen4 = t, intel = t;
+  zen4.zmm_in_halves = true, intel.intel = true;
+  for (const Target& other : {zen4, intel})
+    EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(32, 4096, 4096), other, 1)).swap);
 }
 
 // B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512 in halves (Zen 4): one
