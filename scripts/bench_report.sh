@@ -21,8 +21,10 @@ one_thread=(
   "49 512 4608" "196 256 2304" "3136 64 576"          # ResNet layers as GEMMs
   "127 255 129" "1000 17 333"                         # odd shapes
   "1 4096 4096" "8 4096 4096"                         # bandwidth-bound
-  # B transposed, as a weight stored out × in (torch's Linear): decoding, a block, a prefill
-  "1 4096 4096 --trans-b" "8 4096 4096 --trans-b" "512 3072 768 --trans-b"
+  # B transposed, as a weight stored out × in (torch's Linear): decoding one and a batch of
+  # tokens, a block, a prefill
+  "1 4096 4096 --trans-b" "8 4096 4096 --trans-b" "32 4096 4096 --trans-b" "128 768 768 --trans-b"
+  "512 3072 768 --trans-b"
 )
 two_threads=("512 512 512" "1024 1024 1024" "2048 2048 2048")
 
