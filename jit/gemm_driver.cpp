@@ -245,24 +245,24 @@ class Walk {
   int64_t dot_edge_ = 0;  // the last columns of N, left to the dot edge
 };
 
-}  // namespace
-
 // The swapped form (GemmConfig::swap): A packed whole as the computed product's B, then this
 // range's rows of C^T an M block at a time, computed into the workspace and written into C.
 void run_swapped(const Kernel& k, const GemmArgs& args) {
   const Workload& w = k.computed;
   float* packed = args.workspace;
-  float* rows = args.workspace + k.swap_rows_offset;
+  float* buffer = args.workspace + k.swap_rows_offset;
   pack_whole_b(k, args.a, packed);
   const int64_t mr = k.gemm.mr, block = k.gemm.mc;
   const int64_t hi = std::min(args.end * mr, w.m);
   for (int64_t lo = args.begin * mr; lo < hi; lo += block) {
     const int64_t end = std::min(lo + block, hi);
-    GemmArgs part{args.b, args.a, rows, nullptr, args.workspace, lo / mr, (end + mr - 1) / mr, packed, 0, lo};
+    GemmArgs part{args.b, args.a, buffer, nullptr, args.workspace, lo / mr, (end + mr - 1) / mr, packed, 0, lo};
     Walk(k, part).run();
-    k.transpose_out(rows, args.c + lo, args.bias ? args.bias + lo : nullptr, w.n, end - lo);
+    k.transpose_out(buffer, args.c + lo, args.bias ? args.bias + lo : nullptr, w.n, end - lo);
   }
 }
+
+}  // namespace
 
 void Kernel::run(const GemmArgs& args) const {
   if (gemm.swap)
