@@ -113,7 +113,7 @@ Space gemm_space(const Workload& w, const Target& t) {
   });
 }
 
-bool swap_possible(const Workload& w) { return w.trans_b && w.min_m == 0 && w.m <= kSwapMaxRows && w.k > 0; }
+bool swap_possible(const Workload& w) { return w.trans_b && w.m <= kSwapMaxRows && w.k > 0; }
 
 Workload swapped_workload(const Workload& w) {
   Workload s = Workload::matmul(w.n, w.m, w.k, true);

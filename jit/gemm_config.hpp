@@ -56,9 +56,9 @@ inline constexpr int kGemmTemplateVersion = 21;
 
 Space gemm_space(const Workload& w, const Target& t);
 
-// The swapped form (GemmConfig::swap) is for B transposed, M fixed (its rows are the computed
-// product's columns, baked in) and at most kSwapMaxRows: C^T's rows of M floats are buffered
-// and A is packed whole, both in the workspace.
+// The swapped form (GemmConfig::swap) is for B transposed and M (a bucket's largest) at most
+// kSwapMaxRows: C^T's rows of M floats are buffered and A is packed whole, both in the
+// workspace. A call's M is the computed product's N: its tiles cover the columns there are.
 inline constexpr int64_t kSwapMaxRows = 128;
 bool swap_possible(const Workload& w);
 // C^T[N×M] = B·A^T as the template computes it: B (N×K) read in place as its A, A (M×K) as its

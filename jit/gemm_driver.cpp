@@ -26,11 +26,12 @@ class Walk {
     static constexpr Dim kOrders[][3] = {{N, K, M}, {N, M, K}, {K, N, M}, {K, M, N}, {M, K, N}, {M, N, K}};
     std::copy(std::begin(kOrders[int(g_.order)]), std::end(kOrders[int(g_.order)]), order_);
     const int64_t rows = args.m > 0 ? args.m : w_.m;
-    lo_[M] = 0, hi_[M] = rows, lo_[N] = 0, hi_[N] = w_.n, lo_[K] = 0, hi_[K] = w_.k;
+    const int64_t cols = args.n > 0 ? args.n : w_.n;
+    lo_[M] = 0, hi_[M] = rows, lo_[N] = 0, hi_[N] = cols, lo_[K] = 0, hi_[K] = w_.k;
     if (g_.split == Split::m) {
       lo_[M] = args.begin * g_.mr, hi_[M] = std::min(args.end * g_.mr, rows);
     } else {
-      lo_[N] = args.begin * g_.nr, hi_[N] = std::min(args.end * g_.nr, w_.n);
+      lo_[N] = args.begin * g_.nr, hi_[N] = std::min(args.end * g_.nr, cols);
     }
     // The range that ends at N leaves its last columns to the dot edge, where there is one.
     if (k.dot_edge && hi_[N] == w_.n) dot_edge_ = k.dot_edge_columns, hi_[N] -= dot_edge_;
@@ -245,20 +246,40 @@ class Walk {
   int64_t dot_edge_ = 0;  // the last columns of N, left to the dot edge
 };
 
+// B packed whole (pack_whole_b), of its first n columns, in the layout of all of them: the
+// swapped form packs a call's rows of A, fewer than a bucket's largest M.
+void pack_whole(const Kernel& k, const float* b, float* dst, int64_t n, int64_t part, int64_t parts) {
+  const Workload& w = k.computed;
+  const int64_t nr = k.gemm.nr, kc = k.gemm.kc;
+  const int64_t panels = (w.n + nr - 1) / nr, used = (n + nr - 1) / nr, blocks = (w.k + kc - 1) / kc;
+  // Share `part` of the (K block, panel) pairs, in runs of panels within one K block, each
+  // packed as pack_b packs a block of B.
+  const int64_t begin = blocks * used * part / parts, end = blocks * used * (part + 1) / parts;
+  for (int64_t unit = begin; unit < end;) {
+    const int64_t block = unit / used, first = unit % used;
+    const int64_t last = std::min(used, first + (end - unit));
+    const int64_t pc = block * kc, kb = std::min(kc, w.k - pc), col = first * nr;
+    const float* src = w.trans_b ? b + col * w.ldb + pc : b + pc * w.ldb + col;
+    k.pack_b(src, dst + pc * panels * nr + col * kb, kb, std::min(n, last * nr) - col);
+    unit += last - first;
+  }
+}
+
 // The swapped form (GemmConfig::swap): A packed whole as the computed product's B, then this
 // range's rows of C^T an M block at a time, computed into the workspace and written into C.
 void run_swapped(const Kernel& k, const GemmArgs& args) {
   const Workload& w = k.computed;
+  const int64_t m = args.m > 0 ? args.m : k.workload.m;  // the computed product's N
   float* packed = args.workspace;
   float* buffer = args.workspace + k.swap_rows_offset;
-  pack_whole_b(k, args.a, packed);
+  pack_whole(k, args.a, packed, m, 0, 1);
   const int64_t mr = k.gemm.mr, block = k.gemm.mc;
   const int64_t hi = std::min(args.end * mr, w.m);
   for (int64_t lo = args.begin * mr; lo < hi; lo += block) {
     const int64_t end = std::min(lo + block, hi);
-    GemmArgs part{args.b, args.a, buffer, nullptr, args.workspace, lo / mr, (end + mr - 1) / mr, packed, 0, lo};
+    GemmArgs part{args.b, args.a, buffer, nullptr, args.workspace, lo / mr, (end + mr - 1) / mr, packed, 0, m, lo};
     Walk(k, part).run();
-    k.transpose_out(buffer, args.c + lo, args.bias ? args.bias + lo : nullptr, w.n, end - lo);
+    k.transpose_out(buffer, args.c + lo, args.bias ? args.bias + lo : nullptr, m, end - lo);
   }
 }
 
@@ -277,20 +298,7 @@ std::string packed_b_layout_key(const Workload& w, const GemmConfig& g) {
 }
 
 void pack_whole_b(const Kernel& k, const float* b, float* dst, int64_t part, int64_t parts) {
-  const Workload& w = k.computed;
-  const int64_t nr = k.gemm.nr, kc = k.gemm.kc;
-  const int64_t panels = (w.n + nr - 1) / nr, blocks = (w.k + kc - 1) / kc;
-  // Share `part` of the (K block, panel) pairs, in runs of panels within one K block, each
-  // packed as pack_b packs a block of B.
-  const int64_t begin = blocks * panels * part / parts, end = blocks * panels * (part + 1) / parts;
-  for (int64_t unit = begin; unit < end;) {
-    const int64_t block = unit / panels, first = unit % panels;
-    const int64_t last = std::min(panels, first + (end - unit));
-    const int64_t pc = block * kc, kb = std::min(kc, w.k - pc), col = first * nr;
-    const float* src = w.trans_b ? b + col * w.ldb + pc : b + pc * w.ldb + col;
-    k.pack_b(src, dst + pc * panels * nr + col * kb, kb, std::min(w.n, last * nr) - col);
-    unit += last - first;
-  }
+  pack_whole(k, b, dst, k.computed.n, part, parts);
 }
 
 }  // namespace livetune

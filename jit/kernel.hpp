@@ -27,6 +27,9 @@ struct GemmArgs {
   // All of B packed once (pack_whole_b) for a kernel that packs B; null: pack per call.
   const float* b_packed = nullptr;
   int64_t m = 0;  // rows of this call, in [workload.least_m(), workload.m]; 0: workload.m
+  // Columns of this call: 0, the workload's N, but for the swapped form, whose computed N is
+  // the call's M.
+  int64_t n = 0;
   // The row of C that `c` points at: 0, but for the swapped form's buffer of C^T's rows.
   int64_t c_first_row = 0;
 };
@@ -77,9 +80,9 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   // The driver (gemm_driver.cpp): the cache-block loop nest around the pieces.
   void run(const GemmArgs& args) const;
   // Threading tiles of a call of m rows (the workload's own M, the common call, without a
-  // division).
+  // division; the swapped form splits N, whatever M).
   int64_t tiles_for(int64_t m) const {
-    return gemm.split == Split::m && m != workload.m ? (m + gemm.mr - 1) / gemm.mr : tiles;
+    return gemm.split == Split::m && m != workload.m && !gemm.swap ? (m + gemm.mr - 1) / gemm.mr : tiles;
   }
 };
 

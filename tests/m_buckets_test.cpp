@@ -137,6 +137,41 @@ INSTANTIATE_TEST_SUITE_P(
                     test::Shape{"m129_256_k_blocks", bucket(mm(256, 40, 300), 129)}),
     [](const testing::TestParamInfo<test::Shape>& info) { return std::string(info.param.label); });
 
+// The swapped form on a bucket: a call's M is the computed product's N, so its tiles, its
+// packing of A and its write of C cover the rows the call has, whatever the bucket's largest;
+// blocks of C^T fewer than N's rows, K in blocks, at every M and in two tile ranges.
+TEST(BucketKernels, SwappedRightAtEveryMOfTheBucket) {
+  const int v = Target::host().vector_floats();
+  for (const Workload& w : {bucket(epi(padded(mm(64, 100, 70, true)), true, ActivationKind::gelu, 0.5f), 33),
+                            bucket(mm(16, 45, 300, true), 9)}) {
+    const Problem p(w, w.hash());
+    std::mt19937_64 rng(20261205 + w.hash());
+    for (const std::string& tile : {"mr=4 nr=" + std::to_string(2 * v), "mr=6 nr=" + std::to_string(4 * v)}) {
+      const Config c = gemm_space(w, Target::host())
+                           .parse(tile + " vec=" + std::to_string(v) +
+                                  " kc=64 mc=24 nc=128 pack_a=0 pack_b=1 unroll=4 prefetch=0 prefetch_n=0 "
+                                  "prefetch_c=0 order=nkm split=m tiles=nm swap=1");
+      SCOPED_TRACE(describe(w, &c));
+      const KernelPtr k = compile_gemm(w, c);
+      for (int64_t m : ms_to_try(w, rng)) {
+        // A of the call's rows only: a read past them is one past the allocation (ASan).
+        const std::vector<float> a(p.a.begin(), p.a.begin() + m * w.lda);
+        std::vector<float> got = p.c0;
+        run_gemm_serial(*k, a.data(), p.b.data(), p.bias_ptr(), got.data(), m);
+        ASSERT_EQ(compare_rows(p, got, m), "") << "called with M = " << m;
+        const int64_t tiles = k->tiles_for(m);
+        EXPECT_EQ(tiles, k->tiles);  // it splits N
+        std::vector<float> split = p.c0;
+        test::AlignedFloats ws(k->workspace_floats);
+        for (int64_t part = 0; part < 2; ++part)
+          k->run(GemmArgs{a.data(), p.b.data(), split.data(), p.bias_ptr(), ws.get(), tiles * part / 2,
+                          tiles * (part + 1) / 2, nullptr, m});
+        ASSERT_EQ(compare_rows(p, split, m), "") << "called with M = " << m << " in two tile ranges";
+      }
+    }
+  }
+}
+
 TEST(RuntimeBuckets, AStreamOfDistinctMsIsServedByAFewWorkloadsRightAtEveryCall) {
   const Workload top = epi(mm(200, 70, 50), true, ActivationKind::gelu);
   const Problem p(top, 3);
