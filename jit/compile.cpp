@@ -89,8 +89,10 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   if (g.swap) kernel->transpose_out = reinterpret_cast<TransposeOutFn>(got.pieces[i++]->fn);
   kernel->pieces = std::move(got.pieces);
   kernel->pieces_compiled = got.compiled;
-  kernel->b_layout = packed_b_layout_key(w, g);
-  kernel->b_layout_hash = std::hash<std::string>{}(kernel->b_layout);
+  if (kernel->takes_packed_b()) {
+    kernel->b_layout = packed_b_layout_key(w, g);
+    kernel->b_layout_hash = std::hash<std::string>{}(kernel->b_layout);
+  }
   kernel->tiles = gemm_tiles(caller, g);
   kernel->workspace_floats = gemm_workspace_floats(caller, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);

@@ -70,7 +70,8 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   double compile_ms = 0;    // IR generation to callable, pieces found in the cache included
   int pieces_compiled = 0;  // how many of its pieces this compile generated (the rest were shared)
   std::vector<std::shared_ptr<const Piece>> pieces;
-  std::string b_layout;  // packed_b_layout_key(): kernels with equal ones read one packed B
+  // packed_b_layout_key(): kernels with equal ones read one packed B (empty where it takes none).
+  std::string b_layout;
   size_t b_layout_hash = 0;  // of b_layout: compared first on the call path
 
   // Whether B packed ahead (pack_whole_b of the caller's B) can serve it: its pack_b piece
