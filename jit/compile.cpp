@@ -100,6 +100,7 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   kernel->dot_edge_offset = kernel->workspace_floats - gemm_dot_edge_floats(w, g);
   kernel->edge_moves_left = !g.pack_b && !tile.dot && !tile_masks_b(w, g);
   kernel->tile_sweeps_n = tile.sweep_n;
+  kernel->plan = plan_calls(*kernel);
   kernel->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return kernel;
 }

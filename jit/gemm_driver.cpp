@@ -5,6 +5,7 @@
 // of every compile.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "jit/kernel.hpp"
@@ -22,7 +23,10 @@ struct Block {
 
 class Walk {
  public:
-  Walk(const Kernel& k, const GemmArgs& args) : k_(k), w_(k.computed), g_(k.gemm), args_(args) {
+  // record: where given, the calls of tiles and epilogues are listed there (offsets from the
+  // args' pointers) instead of made.
+  Walk(const Kernel& k, const GemmArgs& args, std::vector<PlannedCall>* record = nullptr)
+      : k_(k), w_(k.computed), g_(k.gemm), args_(args), record_(record) {
     static constexpr Dim kOrders[][3] = {{N, K, M}, {N, M, K}, {K, N, M}, {K, M, N}, {M, K, N}, {M, N, K}};
     std::copy(std::begin(kOrders[int(g_.order)]), std::end(kOrders[int(g_.order)]), order_);
     const int64_t rows = args.m > 0 ? args.m : w_.m;
@@ -115,12 +119,19 @@ class Walk {
   // one more per row band and K block: worth it on wide B only. With the prefetch along the
   // rows too: 1×4096×4096 and 8×4096×4096 measured 6–13% faster with the shift.
   int64_t aligned_grid_shift() const {
-    constexpr int64_t kMinTiles = 16;
     const auto addr = reinterpret_cast<uintptr_t>(args_.b);
-    if (!edge_moves_left_ || w_.ldb % 16 != 0 || addr % 4 != 0 || hi_[N] - lo_[N] < kMinTiles * g_.nr) return 0;
+    if (!grid_may_shift() || addr % 4 != 0) return 0;
     return int64_t(64 - addr % 64) % 64 / 4;
   }
 
+ public:
+  // Whether the tiles' grid depends on B's address (aligned_grid_shift).
+  bool grid_may_shift() const {
+    constexpr int64_t kMinTiles = 16;
+    return edge_moves_left_ && w_.ldb % 16 == 0 && hi_[N] - lo_[N] >= kMinTiles * g_.nr;
+  }
+
+ private:
   // The register tiles of one block, in the configured order.
   void macro_kernel() {
     const auto [ic, mb] = blk_[M];
@@ -192,16 +203,15 @@ class Walk {
     const int64_t left = edge_moves_left_ && cols < width && col + cols == hi_[N] ? width - cols : 0;
     if (rows == g_.mr || k_.edge_tiles[size_t(rows)]) {
       const TileFn tile = n_edge ? k_.n_edge_tile : rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
-      tile(a_tile, b_tile - left, c_at(row, col - left), kb, pc == 0, cols + left, left, count, panels);
+      call(tile, a_tile, b_tile - left, c_at(row, col - left), kb, pc == 0, cols + left, left, count, panels);
     } else {
       // A remainder of a bucket of M without a tile of its own: the tiles of its binary
       // digits, one below the other.
       const int64_t a_row = g_.pack_a ? 1 : w_.lda;
       for (int64_t part = int64_t(1) << 3, done = 0; part > 0; part >>= 1) {
         if (!(rows & part)) continue;
-        k_.edge_tiles[size_t(part)](a_tile + done * a_row, b_tile - left,
-                                    c_at(row + done, col - left), kb, pc == 0, cols + left, left,
-                                    1, panels);
+        call(k_.edge_tiles[size_t(part)], a_tile + done * a_row, b_tile - left, c_at(row + done, col - left), kb,
+             pc == 0, cols + left, left, 1, panels);
         done += part;
       }
     }
@@ -218,8 +228,8 @@ class Walk {
   // `count` whole tiles of the band from `row`, side by side from column `col` (B read in place).
   void run_tile_row(int64_t row, int64_t col, int64_t count) {
     const auto [pc, kb] = blk_[K];
-    k_.tile(a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c_at(row, col), kb, pc == 0, g_.nr, 0,
-            count, 1);
+    call(k_.tile, a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c_at(row, col), kb, pc == 0, g_.nr, 0,
+         count, 1);
     if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, g_.mr, g_.nr * count);
   }
 
@@ -227,7 +237,19 @@ class Walk {
   float* c_at(int64_t row, int64_t col) const { return args_.c + (row - args_.c_first_row) * w_.ldc + col; }
 
   void epilogue(float* c_tile, int64_t col, int64_t rows, int64_t cols) {
-    k_.epilogue(c_tile, args_.bias ? args_.bias + col : nullptr, rows, cols);
+    if (record_)
+      record_->push_back({.c = c_tile - args_.c, .cols = cols, .col = col, .rows = rows});
+    else
+      k_.epilogue(c_tile, args_.bias ? args_.bias + col : nullptr, rows, cols);
+  }
+
+  void call(TileFn fn, const float* a, const float* b, float* c, int64_t kb, bool first, int64_t cols, int64_t skip,
+            int64_t count, int64_t panels) {
+    if (record_)
+      record_->push_back({.tile = fn, .a = a - args_.a, .b = b - args_.b, .c = c - args_.c, .kb = kb, .first = first,
+                          .cols = cols, .skip = skip, .count = count, .panels = panels});
+    else
+      fn(a, b, c, kb, first, cols, skip, count, panels);
   }
 
   const Kernel& k_;
@@ -244,6 +266,7 @@ class Walk {
   bool edge_moves_left_;
   int64_t shift_;  // columns before the first tile of the aligned grid (aligned_grid_shift)
   int64_t dot_edge_ = 0;  // the last columns of N, left to the dot edge
+  std::vector<PlannedCall>* record_;
 };
 
 // B packed whole (pack_whole_b), of its first n columns, in the layout of all of them: the
@@ -285,11 +308,42 @@ void run_swapped(const Kernel& k, const GemmArgs& args) {
 
 }  // namespace
 
+std::vector<PlannedCall> plan_calls(const Kernel& k) {
+  // Past a few calls the driver's cost is lost in theirs; past a small operand, in its tiles.
+  constexpr size_t kMostCalls = 16;
+  constexpr int64_t kLargestOperand = int64_t(1) << 18;
+  const Workload& w = k.computed;
+  if (k.gemm.swap || k.pack_a || k.pack_b || k.dot_edge) return {};
+  const int64_t a_floats = (w.m - 1) * w.lda + w.k;
+  const int64_t b_floats = w.trans_b ? (w.n - 1) * w.ldb + w.k : (w.k - 1) * w.ldb + w.n;
+  const int64_t c_floats = (w.m - 1) * w.ldc + w.n;
+  const int64_t floats = std::max({a_floats, b_floats, c_floats, w.n});
+  if (floats > kLargestOperand) return {};
+  // The walk's pointers, taken apart into offsets, all lie in one buffer as long as the largest
+  // operand; nothing is read or written through them.
+  const std::unique_ptr<float[]> base(new float[size_t(floats)]);
+  const GemmArgs whole{base.get(), base.get(), base.get(), w.bias ? base.get() : nullptr, nullptr, 0, k.tiles};
+  std::vector<PlannedCall> plan;
+  Walk walk(k, whole, &plan);
+  if (walk.grid_may_shift()) return {};
+  walk.run();
+  if (plan.size() > kMostCalls) return {};
+  return plan;
+}
+
 void Kernel::run(const GemmArgs& args) const {
-  if (gemm.swap)
+  if (!plan.empty() && args.begin == 0 && args.end == tiles && (args.m == 0 || args.m == workload.m)) {
+    for (const PlannedCall& p : plan) {
+      if (p.tile)
+        p.tile(args.a + p.a, args.b + p.b, args.c + p.c, p.kb, p.first, p.cols, p.skip, p.count, p.panels);
+      else
+        epilogue(args.c + p.c, args.bias ? args.bias + p.col : nullptr, p.rows, p.cols);
+    }
+  } else if (gemm.swap) {
     run_swapped(*this, args);
-  else
+  } else {
     Walk(*this, args).run();
+  }
 }
 
 std::string packed_b_layout_key(const Workload& w, const GemmConfig& g) {

@@ -256,6 +256,46 @@ TEST(GemmCorrectness, NEdgeTile) {
   EXPECT_EQ(compare_c(narrow, run_in_ranges(*k, p, 1), p.want, matmul_tolerance(narrow, 1.0)), "");
 }
 
+// A small kernel's whole call replays the calls its driver's walk made once (Kernel::plan):
+// tiles of every kind (edge rows, the N-edge tile, B narrower than a tile, the dot form on B
+// transposed), the epilogue on groups of tiles, C accumulated into; against the reference and
+// element for element against the walk itself, which runs the kernel in tile ranges. Kernels
+// whose walk packs, copies B for a dot edge, or runs many calls have no plan.
+TEST(GemmCorrectness, PlannedCalls) {
+  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
+  const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 ";
+  const Workload edges = epi(padded(mm(37, 2 * nv * v + v + 1, 45)), true, kGelu, 1.0f);
+  struct Case {
+    Workload w;
+    std::string variant;
+  };
+  for (const Case& t : {Case{edges, "pack_b=0 split=m tiles=nm"},
+                        Case{epi(mm(10, 2 * nv * v + v + 1, 45), false, kNone, 1.0f), "pack_b=0 split=n tiles=mn"},
+                        Case{mm(9, v + 3, 20), "pack_b=0 split=m tiles=nm"},
+                        Case{epi(mm(13, 3 * v - 5, 70, true), true, kRelu, 0.0f), "pack_b=0 split=m tiles=nm"},
+                        Case{epi(mm(20, 24, 9), false, kRelu, 0.5f), "pack_b=0 split=n tiles=nm"}}) {
+    const Config c = four_row_config(t.w, rest + t.variant);
+    SCOPED_TRACE(describe(t.w, &c));
+    const KernelPtr k = compile_gemm(t.w, c);
+    EXPECT_FALSE(k->plan.empty());
+    const Problem p(t.w, t.w.hash());
+    const std::vector<float> replayed = run_in_ranges(*k, p, 1);
+    EXPECT_EQ(compare_c(t.w, replayed, p.want, matmul_tolerance(t.w, 1.0)), "");
+    if (k->tiles < 2) continue;
+    const std::vector<float> walked = run_in_ranges(*k, p, 2);
+    int64_t differ = 0;
+    for (size_t at = 0; at < walked.size(); ++at) differ += walked[at] != replayed[at];
+    EXPECT_EQ(differ, 0) << "elements differ between the replayed plan and the walk";
+  }
+  auto plan_of = [&](const Workload& w, const std::string& variant) {
+    return compile_gemm(w, four_row_config(w, rest + variant))->plan;
+  };
+  EXPECT_TRUE(plan_of(edges, "pack_b=1 split=m tiles=nm").empty()) << "packs B";
+  EXPECT_TRUE(plan_of(mm(23, 2 * nv * v + 3, 40), "pack_b=0 split=m tiles=nm").empty()) << "a dot edge";
+  EXPECT_TRUE(plan_of(edges, "pack_b=0 split=n tiles=mn").empty()) << "a call and an epilogue per tile: too many";
+  EXPECT_TRUE(plan_of(mm(520, 520, 16), "pack_b=0 split=m tiles=nm").empty()) << "C past the largest operand";
+}
+
 // The last N mod nr columns, up to kDotEdgeColumns, on the dot edge after the blocked walk:
 // copied from B as runs along K (B transposed and packed: its rows read where they lie), in
 // ranges that split M or N (only the range that ends at N has them), on B read in place with
