@@ -44,6 +44,10 @@ struct TuningOptions {
   // A settled workload tunes again when the median of its sampled calls is this much slower
   // than the kernel's recorded time.
   double drift = 1.2;
+  // A candidate whose validation run takes more than this many times the first kernel's is
+  // dropped unraced (0: none is). Both runs are real: a caller whose call times are simulated
+  // turns it off.
+  double screen_ratio = 4.0;
   uint64_t seed = 1;
 };
 
@@ -133,7 +137,6 @@ class TuningSession {
   std::mt19937_64 rng_;
   std::unique_ptr<ValidationData> data_;  // freed once settled
   double first_run_s_ = 0.0;              // the first kernel's run on data_'s inputs
-  static constexpr double kScreenRatio = 4.0;
 
   std::vector<KernelPtr> incumbents_;  // every one so far: a caller may still be inside an old one
   KernelPtr candidate_;

@@ -27,8 +27,12 @@ class ValidationData {
   // Empty when the kernel's result matches; otherwise what went wrong, for the log. A kernel
   // of a bucket of M is also run with the fewest rows that exercise each of its edge tiles
   // (check_rows), and must leave the rows below those untouched. `run_seconds`, if given,
-  // gets the time of the kernel's run with all of M, on this thread.
+  // gets the time of the kernel's run with all of M, on this thread: its first run.
   std::string check(const Kernel& k, double* run_seconds = nullptr) const;
+  // The time of a run with all of M on this thread after one untimed: the kernel's code and
+  // workspace in place (a first run of fresh code, on a small workload, can take several
+  // times as long).
+  double warm_run_seconds(const Kernel& k) const;
   // The same for an output computed by anyone from these inputs and c_init().
   std::string check_output(const Floats& c) const;
   // What `k` writes into a copy of c_init() from these inputs, called with m rows (0: all).

@@ -96,7 +96,10 @@ struct Traffic {
   }
 };
 
-TuningOptions options() { return {.proposals = 48, .settle_rounds = 2, .max_candidates = 8, .seed = 7}; }
+// Screening by real validation runs is off: the call times here are the simulated machine's.
+TuningOptions options() {
+  return {.proposals = 48, .settle_rounds = 2, .max_candidates = 8, .screen_ratio = 0.0, .seed = 7};
+}
 
 TEST(TuningSession, CandidatesRaceWithinTheDefaultBudgetAndOnlyFasterOnesArePromoted) {
   Traffic t(options());
@@ -154,6 +157,27 @@ TEST(TuningSession, ACandidateIsDroppedAfterAsFewPairsAsItsSlownessAllows) {
     ASSERT_GE(r.measured, 3u) << factor;
     for (const auto& [c, calls] : t.raced) EXPECT_EQ(calls, pairs) << "candidates at " << factor << "x: " << c;
   }
+}
+
+// Screening by the time of a candidate's validation run (real, unlike the calls here): with
+// a bound below any run's time every candidate that validates is dropped unraced, and the
+// session settles on its first kernel; with none (options()), the same candidates race.
+TEST(TuningSession, ScreenedCandidatesNeverRace) {
+  TuningOptions o = options();
+  o.screen_ratio = 1e-9;
+  Traffic t(o);
+  ASSERT_TRUE(t.until_settled());
+  const TuningReport r = t.session->report();
+  EXPECT_GT(r.compiled, 0u);
+  EXPECT_EQ(r.validated, 0u);
+  EXPECT_EQ(r.rejected, r.compiled);
+  EXPECT_EQ(r.measured, 0u);
+  EXPECT_TRUE(t.raced.empty());
+  EXPECT_EQ(r.incumbent_config, t.machine.first_config);
+
+  Traffic unscreened(options());
+  ASSERT_TRUE(unscreened.until_settled());
+  EXPECT_GT(unscreened.session->report().measured, 0u);
 }
 
 TEST(TuningSession, ACandidateFasterWithConfidenceIsPromoted) {
