@@ -136,7 +136,7 @@ class TuningSession {
   ExplorationBudget budget_;
   std::mt19937_64 rng_;
   std::unique_ptr<ValidationData> data_;  // freed once settled
-  double first_run_s_ = 0.0;              // the first kernel's run on data_'s inputs
+  double first_run_s_ = 0.0;              // the first kernel's warm run on data_'s inputs (screening)
 
   std::vector<KernelPtr> incumbents_;  // every one so far: a caller may still be inside an old one
   KernelPtr candidate_;
