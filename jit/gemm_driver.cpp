@@ -54,6 +54,12 @@ class Walk {
     if (dot_edge_ > 0) dot_edge();
   }
 
+  // Whether the tiles' grid depends on B's address (aligned_grid_shift).
+  bool grid_may_shift() const {
+    constexpr int64_t kMinTiles = 16;
+    return edge_moves_left_ && w_.ldb % 16 == 0 && hi_[N] - lo_[N] >= kMinTiles * g_.nr;
+  }
+
   void walk() {
     // One block in every dimension (small GEMMs): the loop nest has nothing to walk, and
     // walking it cost a 4x4x4 call more than its tile did.
@@ -124,14 +130,6 @@ class Walk {
     return int64_t(64 - addr % 64) % 64 / 4;
   }
 
- public:
-  // Whether the tiles' grid depends on B's address (aligned_grid_shift).
-  bool grid_may_shift() const {
-    constexpr int64_t kMinTiles = 16;
-    return edge_moves_left_ && w_.ldb % 16 == 0 && hi_[N] - lo_[N] >= kMinTiles * g_.nr;
-  }
-
- private:
   // The register tiles of one block, in the configured order.
   void macro_kernel() {
     const auto [ic, mb] = blk_[M];
