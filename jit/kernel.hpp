@@ -85,8 +85,8 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
 
   // A small kernel's whole call (one thread, the workload's rows) as the driver walks it,
   // recorded once (plan_calls) and replayed: a 4×4×4 call took 9 ns instead of the walk's 23,
-  // of which its tile 5–7 (Zen 5; 17³ 0.83x → 0.90x LIBXSMM, 24³ 0.91x → 0.99x). Empty where
-  // the walk packs, copies B or depends on the addresses.
+  // of which its tile 5–7 (Zen 5; with random:300, 17³ went from 0.83x to 0.93x LIBXSMM, 24³
+  // from 0.91x to 0.997x). Empty where the walk packs, copies B or depends on the addresses.
   std::vector<PlannedCall> plan;
 
   // Whether B packed ahead (pack_whole_b of the caller's B) can serve it: its pack_b piece
