@@ -52,7 +52,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 21;
+inline constexpr int kGemmTemplateVersion = 22;
 
 Space gemm_space(const Workload& w, const Target& t);
 

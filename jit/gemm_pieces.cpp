@@ -94,10 +94,13 @@ int n_edge_columns(const Workload& w, const GemmConfig& c) {
   const int columns = int(columns_computed(w.n % c.nr, c.vec));
   if (columns == c.nr) return 0;
   if (w.n < c.nr) return columns;  // it replaces the main tile
-  // A piece more to compile: only where it saves a sixteenth of the columns computed (on all
-  // N, 777×555×333's random:300 compile median went from 8.6 to 15 ms).
+  // A piece more to compile: only where it saves a 64th of the columns computed. On all N, with
+  // the prefetch knobs in its key, 777×555×333's random:300 compile median went from 8.6 to
+  // 15 ms; at a 64th, without them (configs share the piece), random:150's from 7.1–7.5 to
+  // 7.8–8.1 ms. A 16th left 777×555×333 computing 576 columns for 555: 3–4% slower against
+  // OpenBLAS, 301³ 3–5% (alternated runs, Zen 5).
   const int64_t whole = columns_computed(w.n, c.nr), saved = c.nr - columns;
-  return saved * 16 >= whole ? columns : 0;
+  return saved * 64 >= whole ? columns : 0;
 }
 
 TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c) {
@@ -106,9 +109,10 @@ TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c) {
   if (w.n < c.nr) return t;  // the only tile of its rows
   // It runs the last panel, with none after it to fetch, one tile at a time across N. Not
   // unrolled: alternated runs measured the same speed as unrolled (65³, 257³, 513³) and
-  // 1–2 ms less compile at 65³.
+  // 1–2 ms less compile at 65³. No prefetch either: configs that differ only there share it,
+  // and 65×68×65, 127×255×129, 999³ ran the same without (alternated runs, Zen 5).
   t.unroll = 1, t.tail = false, t.sweep_n = false, t.next_panel = false;
-  if (edge_is_minor(t.nr, w.n)) t.prefetch = t.prefetch_n = t.prefetch_c = 0;
+  t.prefetch = t.prefetch_n = t.prefetch_c = 0;
   return t;
 }
 

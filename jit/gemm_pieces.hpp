@@ -102,10 +102,10 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c);
 std::vector<int> edge_tile_rows(const Workload& w, const GemmConfig& c);
 TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows);
 // The columns of the N-edge tile, the tiles of the last N mod nr columns: N mod nr rounded up
-// to whole vectors, where that is narrower than nr and saves a sixteenth of the columns
-// computed (0: none; the main tile runs the edge, computing nr columns). 65 columns on tiles of 48 computed 96, with it 80: 65³ ran 1.14x,
-// 257³ 1.05x faster (ratios to OpenBLAS in the same runs, Zen 5). Not in the dot form, whose
-// tiles are a few columns wide.
+// to whole vectors, where that is narrower than nr and saves a 64th of the columns computed
+// (0: none; the main tile runs the edge, computing nr columns). 65 columns on tiles of 48
+// computed 96, with it 80: 65³ ran 1.14x, 257³ 1.05x faster (ratios to OpenBLAS in the same
+// runs, Zen 5). Not in the dot form, whose tiles are a few columns wide.
 int n_edge_columns(const Workload& w, const GemmConfig& c);
 TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c);
 // The dot edge's tile (dot_edge_columns): one row, all of K in one block, B's columns as runs
