@@ -93,6 +93,7 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
     kernel->b_layout = packed_b_layout_key(w, g);
     kernel->b_layout_hash = std::hash<std::string>{}(kernel->b_layout);
   }
+  kernel->columns_per_tile = tile_columns(w, g);
   kernel->tiles = gemm_tiles(caller, g);
   kernel->workspace_floats = gemm_workspace_floats(caller, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);

@@ -85,7 +85,8 @@ bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
     if (g.vec != widest || dot_columns(g.mr, regs) < 1 || g.pack_a || g.prefetch > 0 || g.prefetch_c > 0)
       return false;
   } else {
-    if (g.kc > kLongestPackedKc) return false;
+    // With phases the packed block is C^T's few columns by kc (A's rows, 8 × 4096: 128 KiB).
+    if (g.kc > kLongestPackedKc && gemm_phases(w, g) == 1) return false;
     if (g.vec != widest && !half_width_pays(w.n, g.vec, widest)) return false;
     if (!tile_fits_registers(g.mr, g.nr / g.vec, regs)) return false;
   }
@@ -119,6 +120,13 @@ Workload swapped_workload(const Workload& w) {
   Workload s = Workload::matmul(w.n, w.m, w.k, true);
   s.lda = w.ldb, s.ldb = w.lda, s.ldc = ceil_div(w.m, 16) * 16;
   return s;
+}
+
+int gemm_phases(const Workload& w, const GemmConfig& g) {
+  if (!g.swap || g.vec != 16 || w.n >= g.nr || g.nr % w.n != 0) return 1;
+  const int phases = int(g.nr / w.n);
+  const bool power_of_two = (phases & (phases - 1)) == 0;
+  return power_of_two && phases <= g.vec && w.k % phases == 0 && g.kc % phases == 0 ? phases : 1;
 }
 
 int64_t swap_rows(const GemmConfig& g) { return ceil_div(g.mc, 16) * 16; }

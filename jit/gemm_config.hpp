@@ -52,7 +52,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 22;
+inline constexpr int kGemmTemplateVersion = 23;
 
 Space gemm_space(const Workload& w, const Target& t);
 
@@ -67,6 +67,16 @@ bool swap_possible(const Workload& w);
 Workload swapped_workload(const Workload& w);
 // The workload the pieces compute: w, or swapped_workload(w).
 inline Workload computed_workload(const Workload& w, const GemmConfig& g) { return g.swap ? swapped_workload(w) : w; }
+// The swapped form where C^T's rows (M floats) are narrower than the tile: its lanes, else
+// mostly padding (M = 8 on 32 lanes computed 32 columns for 8), hold `phases` consecutive k of
+// each column — lane m·phases + i accumulates A(m, k + i)·B(n, k + i), one broadcast of
+// `phases` floats of B's row feeding them all — and the tile sums each group at its end. It
+// takes phases a power of two up to the vector, a tile of exactly M columns (nr = M·phases),
+// K and kc multiples of it, and AVX-512 (the tile stores its few columns through masks). 1: none. 8×4096×4096 with B transposed, alternated in one run
+// (Zen 5, hand-written probe of the same loops): 73 GFLOP/s on the dot tile, 100–105 so.
+int gemm_phases(const Workload& computed, const GemmConfig& g);
+// Columns of the computed product one tile covers: nr, or nr / phases.
+inline int tile_columns(const Workload& computed, const GemmConfig& g) { return g.nr / gemm_phases(computed, g); }
 // Rows of C^T one pass of the swapped form buffers before writing them into C: an M block,
 // rounded up to whole vectors (the transposing write reads W rows at a time).
 int64_t swap_rows(const GemmConfig& g);

@@ -26,7 +26,7 @@ class Walk {
   // record: where given, the calls of tiles and epilogues are listed there (offsets from the
   // args' pointers) instead of made.
   Walk(const Kernel& k, const GemmArgs& args, std::vector<PlannedCall>* record = nullptr)
-      : k_(k), w_(k.computed), g_(k.gemm), args_(args), record_(record) {
+      : k_(k), w_(k.computed), g_(k.gemm), nr_(k.columns_per_tile), args_(args), record_(record) {
     static constexpr Dim kOrders[][3] = {{N, K, M}, {N, M, K}, {K, N, M}, {K, M, N}, {M, K, N}, {M, N, K}};
     std::copy(std::begin(kOrders[int(g_.order)]), std::end(kOrders[int(g_.order)]), order_);
     const int64_t rows = args.m > 0 ? args.m : w_.m;
@@ -35,14 +35,14 @@ class Walk {
     if (g_.split == Split::m) {
       lo_[M] = args.begin * g_.mr, hi_[M] = std::min(args.end * g_.mr, rows);
     } else {
-      lo_[N] = args.begin * g_.nr, hi_[N] = std::min(args.end * g_.nr, cols);
+      lo_[N] = args.begin * nr_, hi_[N] = std::min(args.end * nr_, cols);
     }
     // The range that ends at N leaves its last columns to the dot edge, where there is one.
     if (k.dot_edge && hi_[N] == w_.n) dot_edge_ = k.dot_edge_columns, hi_[N] -= dot_edge_;
     step_[M] = g_.mc, step_[N] = g_.nc, step_[K] = g_.kc;
     a_pack_ = args.workspace;
     b_pack_ = args.workspace + k.packed_a_floats;
-    padded_n_ = (w_.n + g_.nr - 1) / g_.nr * g_.nr;
+    padded_n_ = (w_.n + nr_ - 1) / nr_ * nr_;
     // B read in place: a tile at the N edge moves left to end at the last column and leaves
     // the columns of the tile before it alone, so that its loads of B stay whole.
     edge_moves_left_ = k.edge_moves_left;
@@ -57,7 +57,7 @@ class Walk {
   // Whether the tiles' grid depends on B's address (aligned_grid_shift).
   bool grid_may_shift() const {
     constexpr int64_t kMinTiles = 16;
-    return edge_moves_left_ && w_.ldb % 16 == 0 && hi_[N] - lo_[N] >= kMinTiles * g_.nr;
+    return edge_moves_left_ && w_.ldb % 16 == 0 && hi_[N] - lo_[N] >= kMinTiles * nr_;
   }
 
   void walk() {
@@ -135,7 +135,7 @@ class Walk {
     const auto [ic, mb] = blk_[M];
     const auto [jc, nb] = blk_[N];
     const auto [pc, kb] = blk_[K];
-    const int64_t mr = g_.mr, nr = g_.nr;
+    const int64_t mr = g_.mr, nr = nr_;
     // Tiles of mr rows, and at the end of M one of the rows left (the edge tile). Down a
     // column, one call runs the whole tiles (a call per tile cost 2% at 64³), in groups whose
     // C stays in L1 for the epilogue where one follows.
@@ -197,7 +197,7 @@ class Walk {
     // rows on the N-edge tile, where there is one (the last rows on their own edge tile, as
     // wide as the main one).
     const bool n_edge = rows == g_.mr && cols <= k_.n_edge_columns && k_.n_edge_tile;
-    const int64_t width = n_edge ? k_.n_edge_columns : g_.nr;
+    const int64_t width = n_edge ? k_.n_edge_columns : nr_;
     const int64_t left = edge_moves_left_ && cols < width && col + cols == hi_[N] ? width - cols : 0;
     if (rows == g_.mr || k_.edge_tiles[size_t(rows)]) {
       const TileFn tile = n_edge ? k_.n_edge_tile : rows == g_.mr ? k_.tile : k_.edge_tiles[size_t(rows)];
@@ -226,9 +226,9 @@ class Walk {
   // `count` whole tiles of the band from `row`, side by side from column `col` (B read in place).
   void run_tile_row(int64_t row, int64_t col, int64_t count) {
     const auto [pc, kb] = blk_[K];
-    call(k_.tile, a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c_at(row, col), kb, pc == 0, g_.nr, 0,
+    call(k_.tile, a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c_at(row, col), kb, pc == 0, nr_, 0,
          count, 1);
-    if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, g_.mr, g_.nr * count);
+    if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, g_.mr, nr_ * count);
   }
 
   // C's value (row, col); args.c holds the rows from args.c_first_row on.
@@ -253,6 +253,7 @@ class Walk {
   const Kernel& k_;
   const Workload& w_;
   const GemmConfig& g_;
+  const int64_t nr_;  // columns of C per tile (Kernel::columns_per_tile)
   const GemmArgs& args_;
   Dim order_[3];
   int64_t lo_[3], hi_[3], step_[3];
@@ -271,7 +272,7 @@ class Walk {
 // swapped form packs a call's rows of A, fewer than a bucket's largest M.
 void pack_whole(const Kernel& k, const float* b, float* dst, int64_t n, int64_t part, int64_t parts) {
   const Workload& w = k.computed;
-  const int64_t nr = k.gemm.nr, kc = k.gemm.kc;
+  const int64_t nr = k.columns_per_tile, kc = k.gemm.kc;
   const int64_t panels = (w.n + nr - 1) / nr, used = (n + nr - 1) / nr, blocks = (w.k + kc - 1) / kc;
   // Share `part` of the (K block, panel) pairs, in runs of panels within one K block, each
   // packed as pack_b packs a block of B.

@@ -42,6 +42,7 @@ class GemmEmitter {
   LoopState emit_accumulating_loop(const LoopState& from, llvm::Value* bound, int64_t step,
                                    const std::vector<int64_t>& advance, std::vector<llvm::Value*>& acc,
                                    const LoopBody& body, const std::string& name);
+  void emit_pack_b_phases(const PackBSpec& s, llvm::Value* src, llvm::Value* dst, llvm::Value* kb, llvm::Value* nb);
   void emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,
                    const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc);
   void emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, const std::vector<llvm::Value*>& masks,
@@ -52,6 +53,9 @@ class GemmEmitter {
                        llvm::Value* cols, const std::vector<llvm::Value*>& acc);
   // W vectors of W lanes, transposed: lane i of result j is lane j of x[i].
   std::vector<llvm::Value*> transpose(std::vector<llvm::Value*> x);
+  // A row of a tile with phases (TileSpec::phases), its groups of lanes summed: lane j of the
+  // results (all their lanes in order) holds group j's sum (gemm_microkernel.cpp).
+  std::vector<llvm::Value*> phase_sums(std::vector<llvm::Value*> x, int phases);
   // Lane i mod W of result i / W: the sum of the lanes of x[i] (gemm_dot_tile.cpp).
   std::vector<llvm::Value*> lane_sums(const std::vector<llvm::Value*>& x);
   llvm::Value* emit_activation(ActivationKind act, llvm::Value* x);

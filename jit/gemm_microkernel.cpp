@@ -18,15 +18,18 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++,
               *count = arg++, *panels = arg++;
   const int nv = s.nr / W_;
+  // Columns of C the tile writes, and their vectors: fewer than its lanes with phases.
+  const int c_cols = s.nr / s.phases, c_nv = (c_cols + W_ - 1) / W_;
   // Lanes of each vector of the tile's width read (B narrower than the tile) and written.
-  auto lanes_read = [&] {
+  auto lanes_below_cols = [&](int vectors) {
     std::vector<llvm::Value*> m;
-    for (int v = 0; v < nv; ++v) m.push_back(lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_))));
+    for (int v = 0; v < vectors; ++v) m.push_back(lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_))));
     return m;
   };
+  auto lanes_read = [&] { return lanes_below_cols(nv); };
   auto lanes_written = [&] {
     // Only a tile on B read in place moves left (packed panels are padded instead).
-    if (s.pack_b) return lanes_read();
+    if (s.pack_b) return lanes_below_cols(c_nv);
     std::vector<llvm::Value*> m;
     for (int v = 0; v < nv; ++v)
       m.push_back(lane_range_mask(b_.CreateSub(skip_cols, i64(int64_t(v) * W_)),
@@ -50,12 +53,12 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   // the default blocks, a short burst beside the tile's own misses; one line per tile of one
   // row and all tiles fetching, most lines past the panel, ran 15% slower at 512³).
   constexpr int64_t kNextPanelLines = 16;
-  llvm::Value* panel_floats = b_.CreateMul(kb, i64(s.pack_b ? s.b_panel : s.nr));
+  llvm::Value* panel_floats = b_.CreateMul(kb, i64(s.pack_b ? s.b_panel / s.phases : s.nr));
   // `panels` columns of such tiles side by side (whole panels), one call for all: on short K
   // blocks the call per panel was a large part of the time (Zen 3, 8×4096×4096 on 2×32 tiles
   // over blocks of 8 rows: 1.09x, median of six runs alternated with a call per panel).
   llvm::Value* panel_step = s.pack_b ? panel_floats : i64(s.nr);
-  ir::emit_for(b_, i64(0), panels, 1, {{b, panel_step}, {c, i64(s.nr)}},
+  ir::emit_for(b_, i64(0), panels, 1, {{b, panel_step}, {c, i64(c_cols)}},
                [&](llvm::Value*, const std::vector<llvm::Value*>& panel) {
     llvm::Value *b_q = panel[0], *c_q = panel[1];
     llvm::Value* next_panel = s.next_panel ? b_.CreateGEP(f32_, b_q, panel_floats) : nullptr;
@@ -77,11 +80,21 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
       if (s.prefetch_c)
         for (int r = 0; r < s.rows; ++r) {
           llvm::Value* row = f32_ptr(c_t, int64_t(r) * s.ldc);
-          prefetch_vectors(row, nv, false, 2);
-          prefetch_vectors(f32_ptr(row, s.nr - 1), 1, false, 2);
+          prefetch_vectors(row, c_nv, false, 2);
+          prefetch_vectors(f32_ptr(row, c_cols - 1), 1, false, 2);
         }
       emit_k_loop(s, a_t, b_t, kb, loads, acc);
-      if (cheap_masks_) {
+      if (s.phases > 1) {
+        // Each row's groups of lanes summed into its columns of C, stored as a tile of those.
+        std::vector<llvm::Value*> sums;
+        for (int r = 0; r < s.rows; ++r) {
+          const std::vector<llvm::Value*> row(acc.begin() + r * nv, acc.begin() + (r + 1) * nv);
+          for (llvm::Value* x : phase_sums(row, s.phases)) sums.push_back(x);
+        }
+        TileSpec out = s;
+        out.nr = c_nv * W_;
+        emit_store_tile(out, c_t, is_first, stores, sums);
+      } else if (cheap_masks_) {
         emit_store_tile(s, c_t, is_first, stores, acc);
       } else {
         // Whole tiles (all but the N edge) store whole vectors; the edge, emit_store_edge.
@@ -102,8 +115,10 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
   // zero-padded to full vectors; unpacked: b[p·ldb], whole vectors (the tile at the N edge
   // moves left) unless B is narrower than the tile. Masks in the loop take mask registers
   // (tried with 8 vectors a row: LLVM spilled them and reloaded one before every load).
+  // With phases a K step is a group of `phases` values: that many on along A's row, one
+  // packed row of B.
   const int64_t a_row = s.pack_a ? 1 : s.lda;
-  const int64_t a_k = s.pack_a ? s.a_panel : 1;
+  const int64_t a_k = (s.pack_a ? s.a_panel : 1) * s.phases;
   const int64_t b_k = s.pack_b ? s.b_panel : s.ldb;
   const int nv = s.nr / W_, rows = s.rows;
   const llvm::Align b_align(s.pack_b ? size_t(W_) * 4 : 4);
@@ -127,8 +142,16 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
       return load_vector(f32_ptr(brow, int64_t(v) * W_), b_align, masks[size_t(v)]);
     };
     llvm::Value* acol = f32_ptr(a_p, int64_t(u) * a_k);
-    auto broadcast_a = [&](int r) {
-      return b_.CreateVectorSplat(unsigned(W_), b_.CreateAlignedLoad(f32_, f32_ptr(acol, r * a_row), llvm::Align(4)));
+    // One value to every lane; with phases, the group's values repeated across the vector
+    // (vbroadcastsd, vbroadcastf32x4, vbroadcastf32x8; a whole vector at 16).
+    auto broadcast_a = [&](int r) -> llvm::Value* {
+      llvm::Value* at = f32_ptr(acol, r * a_row);
+      if (s.phases == 1) return b_.CreateVectorSplat(unsigned(W_), b_.CreateAlignedLoad(f32_, at, llvm::Align(4)));
+      if (s.phases == W_) return b_.CreateAlignedLoad(vec_, at, llvm::Align(4));
+      llvm::Type* group = llvm::FixedVectorType::get(f32_, unsigned(s.phases));
+      std::vector<int> repeat;
+      for (int l = 0; l < W_; ++l) repeat.push_back(l % s.phases);
+      return b_.CreateShuffleVector(b_.CreateAlignedLoad(group, at, llvm::Align(4)), repeat);
     };
     auto fma = [&](int r, int v, llvm::Value* av, llvm::Value* bv) {
       auto& x = cur[size_t(r * nv + v)];
@@ -158,9 +181,28 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
       for (int u = 0; u < count; ++u) step(at[0], at[1], u, cur);
     };
   };
-  const LoopState end = emit_accumulating_loop({i64(0), {a, b}}, kb, s.unroll, {s.unroll * a_k, s.unroll * b_k}, acc,
-                                               steps(s.unroll), "kmain");
-  if (s.tail) emit_accumulating_loop(end, kb, 1, {a_k, b_k}, acc, steps(1), "ktail");
+  const LoopState end = emit_accumulating_loop({i64(0), {a, b}}, kb, int64_t(s.unroll) * s.phases,
+                                               {s.unroll * a_k, s.unroll * b_k}, acc, steps(s.unroll), "kmain");
+  if (s.tail) emit_accumulating_loop(end, kb, s.phases, {a_k, b_k}, acc, steps(1), "ktail");
+}
+
+// Pairs of neighbouring lanes summed, log2(phases) times: each level folds two vectors into
+// one (the even lanes of both plus the odd ones), keeping the lanes' order, so that lane j of
+// the result holds the sum of group j. A vector without a partner folds with zeros.
+std::vector<llvm::Value*> GemmEmitter::phase_sums(std::vector<llvm::Value*> x, int phases) {
+  std::vector<int> even, odd;
+  for (int l = 0; l < W_; ++l) even.push_back(2 * l), odd.push_back(2 * l + 1);
+  llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
+  for (int level = 1; level < phases; level *= 2) {
+    std::vector<llvm::Value*> next;
+    for (size_t i = 0; i < x.size(); i += 2) {
+      llvm::Value* y = i + 1 < x.size() ? x[i + 1] : zero;
+      llvm::Value* sum = b_.CreateFAdd(b_.CreateShuffleVector(x[i], y, even), b_.CreateShuffleVector(x[i], y, odd));
+      next.push_back(b_.CreateArithmeticFence(sum, vec_));  // as in lane_sums
+    }
+    x = std::move(next);
+  }
+  return x;
 }
 
 }  // namespace livetune

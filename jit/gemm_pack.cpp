@@ -75,6 +75,10 @@ void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
   llvm::Function* f = begin_function(name, {ptr_, ptr_, i64_, i64_});
   auto arg = f->arg_begin();
   llvm::Value *src = arg++, *dst = arg++, *kb = arg++, *nb = arg++;
+  if (s.phases > 1) {
+    emit_pack_b_phases(s, src, dst, kb, nb);
+    return;
+  }
   const llvm::Align vec_align(size_t(W_) * 4);
   llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
   const int nv = s.nr / W_;
@@ -148,6 +152,30 @@ void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
       copy_row(at[0], at[1], b_.CreateSub(nb, full), true);
     }, "pb.edge");
   });
+  b_.CreateRetVoid();
+}
+
+// B transposed into the layout of a tile with phases (PackBSpec::phases): per panel of
+// nr / phases columns (rows of B), a row of nr floats for each `phases` values of k, column j's
+// values — a run of B's row j — at j·phases. Columns past nb are zeros. Its A (the swapped
+// form's) is a few rows: a masked load of a run per column is all it takes.
+void GemmEmitter::emit_pack_b_phases(const PackBSpec& s, llvm::Value* src, llvm::Value* dst, llvm::Value* kb,
+                                     llvm::Value* nb) {
+  const int columns = s.nr / s.phases;
+  auto* run = llvm::FixedVectorType::get(f32_, unsigned(s.phases));
+  llvm::Value* zeros = llvm::ConstantAggregateZero::get(run);
+  const std::vector<ir::Walk> panels = {{src, i64(int64_t(columns) * s.ldb)}, {dst, b_.CreateMul(kb, i64(columns))}};
+  ir::emit_for(b_, i64(0), nb, columns, panels, [&](llvm::Value* jr, const auto& panel) {
+    llvm::Value* left = b_.CreateSub(nb, jr);
+    const std::vector<ir::Walk> groups = {{panel[0], i64(s.phases)}, {panel[1], i64(s.nr)}};
+    ir::emit_for(b_, i64(0), kb, s.phases, groups, [&](llvm::Value*, const auto& at) {
+      for (int j = 0; j < columns; ++j) {
+        llvm::Value* real = b_.CreateVectorSplat(unsigned(s.phases), b_.CreateICmpSLT(i64(j), left));
+        llvm::Value* x = b_.CreateMaskedLoad(run, f32_ptr(at[0], int64_t(j) * s.ldb), llvm::Align(4), real, zeros);
+        b_.CreateAlignedStore(x, f32_ptr(at[1], int64_t(j) * s.phases), llvm::Align(4));
+      }
+    }, "pb.g");
+  }, "pb.panel");
   b_.CreateRetVoid();
 }
 

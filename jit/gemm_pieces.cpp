@@ -21,7 +21,7 @@ std::string TileSpec::key() const {
     << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
     << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot
-    << " counts_rows=" << counts_rows
+    << " counts_rows=" << counts_rows << " phases=" << phases
     << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
@@ -30,7 +30,7 @@ std::string PackASpec::key() const { return "pack_a mr=" + std::to_string(mr) + 
 
 std::string PackBSpec::key() const {
   return "pack_b vec=" + std::to_string(vec) + " nr=" + std::to_string(nr) + " ldb=" + std::to_string(ldb) +
-         " trans_b=" + std::to_string(trans_b);
+         " trans_b=" + std::to_string(trans_b) + " phases=" + std::to_string(phases);
 }
 
 std::string EpilogueSpec::key() const {
@@ -54,7 +54,8 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   t.b_panel = c.pack_b ? c.nr : 0;
   // K blocks are kc long but the last (K mod kc); the tail loop only if one of them needs it.
   t.dot = gemm_dot_form(w, c);
-  const int64_t step = t.dot ? c.vec : 1;  // the K loop's steps: vectors (dot), else values
+  t.phases = gemm_phases(w, c);
+  const int64_t step = t.dot ? c.vec : t.phases;  // the K loop's steps: vectors (dot), else groups of values
   const int64_t full = std::min<int64_t>(c.kc, w.k) / step, last = w.k % c.kc / step;
   t.tail = full % c.unroll != 0 || last % c.unroll != 0;
   t.one_k_block = w.k <= c.kc;
@@ -90,7 +91,7 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
 }
 
 int n_edge_columns(const Workload& w, const GemmConfig& c) {
-  if (gemm_dot_form(w, c) || w.n % c.nr == 0 || dot_edge_columns(w, c) > 0) return 0;
+  if (gemm_dot_form(w, c) || gemm_phases(w, c) > 1 || w.n % c.nr == 0 || dot_edge_columns(w, c) > 0) return 0;
   const int columns = int(columns_computed(w.n % c.nr, c.vec));
   if (columns == c.nr) return 0;
   if (w.n < c.nr) return columns;  // it replaces the main tile
@@ -139,7 +140,9 @@ bool tile_sweeps_n(const Workload& w, const GemmConfig& c) {
 
 PackASpec pack_a_spec(const Workload& w, const GemmConfig& c) { return PackASpec{c.mr, w.lda}; }
 
-PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c) { return PackBSpec{c.vec, c.nr, w.ldb, w.trans_b}; }
+PackBSpec pack_b_spec(const Workload& w, const GemmConfig& c) {
+  return PackBSpec{c.vec, c.nr, w.ldb, w.trans_b, gemm_phases(w, c)};
+}
 
 EpilogueSpec epilogue_spec(const Workload& w) { return EpilogueSpec{w.ldc, w.bias, w.act}; }
 

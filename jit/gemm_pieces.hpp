@@ -59,6 +59,9 @@ struct TileSpec {
   bool dot = false;
   // The dot edge: `count` counts rows, not tiles; a last tile short of rows repeats its last.
   bool counts_rows = false;
+  // gemm_phases: each K step is `phases` values of k, a packed row of B nr lanes for nr / phases
+  // columns of C; the tile sums each group of lanes before its update of C.
+  int phases = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   std::string key() const;
@@ -75,6 +78,9 @@ struct PackBSpec {
   int nr = 0;
   int64_t ldb = 0;
   bool trans_b = false;
+  // gemm_phases: panels of nr / phases columns, a row of nr floats per `phases` rows of B,
+  // column j's values at j·phases + i (B transposed only).
+  int phases = 1;
   std::string key() const;
 };
 

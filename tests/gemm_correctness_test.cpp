@@ -472,6 +472,76 @@ TEST(GemmCorrectness, SwappedFormWhereItApplies) {
   EXPECT_TRUE(valid(bucket, "pack_a=0 pack_b=1"));
 }
 
+// The swapped form where C^T's rows are narrower than the tile: groups of `phases` lanes hold
+// consecutive k of one column and are summed at the tile's end. Every power of two from 2 to
+// 16, K in one block and in several (with a K loop tail of groups: unroll 4 over 6 groups of
+// a block), padded operands, bias, activations, C accumulated into, whole and in tile ranges;
+// and a bucket of M, whose calls pack zero columns past their M.
+TEST(GemmCorrectness, SwappedFormWithPhases) {
+  if (!Target::host().avx512) GTEST_SKIP() << "phases are for AVX-512";
+  struct Case {
+    Workload w;
+    int nr, phases;
+  };
+  for (const Case& t : {Case{epi(padded(mm(8, 45, 96, true)), true, kGelu, 1.0f), 16, 2},
+                        Case{mm(8, 70, 64, true), 32, 4}, Case{epi(mm(8, 33, 128, true), false, kRelu, 0.5f), 64, 8},
+                        Case{mm(1, 37, 48, true), 16, 16}, Case{mm(2, 50, 96, true), 32, 16},
+                        Case{epi(mm(16, 129, 40, true), true, kNone), 32, 2}}) {
+    const Workload& w = t.w;
+    const Space space = gemm_space(w, Target::host());
+    for (const std::string variant : {"kc=1024 unroll=2 order=nkm", "kc=32 unroll=4 order=kmn", "kc=64 unroll=1 order=mkn"}) {
+      const Config c = space.parse("mr=4 nr=" + std::to_string(t.nr) + " vec=16 mc=48 nc=128 " + variant +
+                                   " pack_a=0 pack_b=1 prefetch=0 prefetch_n=0 prefetch_c=0 tiles=nm split=m swap=1");
+      SCOPED_TRACE(describe(w, &c));
+      const KernelPtr k = compile_gemm(w, c);
+      ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), t.phases);
+      EXPECT_EQ(k->columns_per_tile, w.m);
+      const Problem p(w, w.hash());
+      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
+        const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+      }
+    }
+  }
+  Workload bucket = mm(8, 60, 64, true);
+  bucket.min_m = 5;
+  const Config c = gemm_space(bucket, Target::host())
+                       .parse("mr=6 nr=32 vec=16 kc=32 mc=48 nc=128 unroll=4 order=nkm pack_a=0 pack_b=1 prefetch=0 "
+                              "prefetch_n=0 prefetch_c=0 tiles=nm split=m swap=1");
+  const KernelPtr k = compile_gemm(bucket, c);
+  ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), 4);
+  const Problem p(bucket, 11);
+  for (int64_t m = bucket.min_m; m <= bucket.m; ++m) {
+    std::vector<float> got = p.c0;
+    run_gemm_serial(*k, p.a.data(), p.b.data(), p.bias_ptr(), got.data(), m);
+    Workload called = bucket;
+    called.m = m, called.min_m = 0;
+    const std::vector<float> head(got.begin(), got.begin() + m * bucket.ldc),
+        want(p.want.begin(), p.want.begin() + m * bucket.ldc);
+    EXPECT_EQ(compare_c(called, head, want, matmul_tolerance(bucket, 1.0)), "") << "called with M = " << m;
+  }
+}
+
+// Phases only where they apply: a tile of exactly M columns of powers of two lanes each, K and
+// kc multiples of them; there K blocks may be as long as the dot form's.
+TEST(GemmCorrectness, PhasesWhereTheyApply) {
+  const auto phases = [](const Workload& w, const std::string& knobs) {
+    const GemmConfig g = GemmConfig::from(gemm_space(w, Target::host()).parse(
+        "mr=4 vec=16 mc=48 nc=192 unroll=1 order=nkm pack_a=0 pack_b=1 prefetch=0 prefetch_n=0 prefetch_c=0 "
+        "tiles=nm split=m " + knobs));
+    return gemm_phases(computed_workload(w, g), g);
+  };
+  if (!Target::host().avx512) GTEST_SKIP() << "phases are for AVX-512";
+  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=32 kc=64 swap=1"), 4);
+  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=32 kc=64 swap=0"), 1);
+  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=48 kc=64 swap=1"), 1);  // 6 lanes a column
+  EXPECT_EQ(phases(mm(8, 64, 66, true), "nr=32 kc=64 swap=1"), 1);  // K not a multiple of 4
+  EXPECT_EQ(phases(mm(1, 64, 64, true), "nr=16 kc=8 swap=1"), 1);   // kc not a multiple of 16
+  EXPECT_EQ(phases(mm(5, 64, 64, true), "nr=16 kc=64 swap=1"), 1);
+  EXPECT_EQ(phases(mm(8, 64, 4096, true), "nr=32 kc=4096 swap=1"), 4);
+  EXPECT_THROW(phases(mm(8, 64, 4096, true), "nr=48 kc=4096 swap=1"), std::invalid_argument);
+}
+
 // Tiles of ymm vectors on an AVX-512 host (N narrow enough that zmm would compute many more
 // columns): B read in place (masked loads past N) and packed (panels padded to the tile),
 // with edge tiles in M, bias, activation and C accumulated into, whole and in tile ranges.
