@@ -315,7 +315,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.order = LoopOrder::nmk, g.tiles = TileOrder::nm;
     streams_b = true;
   }
-  // B transposed and larger than L2 with 9..128 rows of A (a batch of tokens on a weight stored
+  // B transposed and larger than L2 with 2..128 rows of A (a batch of tokens on a weight stored
   // out × in), or in L2 with 33..128 (where B would be packed), on full-width AVX-512 (Zen 5),
   // B of at least 64 rows (the computed product's M, in tiles of 6 or 8):
   // the swapped form, C^T = B·A^T — each row of B one stream of broadcasts, read once, A packed
@@ -324,18 +324,33 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // default before (the dot tile up to 32 rows, else packed B) and oneDNN in the same run:
   // M = 10 89 GFLOP/s (71, oneDNN 76), 12 111 (97, 89), 16 149 (106, 97), 24 142 (115, 118),
   // 32 202 (132, 138), 48 194 (140, 153), 64 215 (142, 165), 96 199 (167, 179), 128 191 (159,
-  // 174); 2 threads, M = 32 376 (oneDNN 240), 64 403 (311). Under 9 rows the dot tile stays
-  // (M = 8: 89 against 73). In L2: 64×256×512 213 against 192 packed, 128×256×512 210 against
-  // 205, 48×256×256 even; up to 32 rows the dot tile wins there (24×384×384 188 against 146).
-  const bool swap_pays = (streamed_transposed_b ? w.m > 8 : w.trans_b && w.m > 32) && w.n >= 64;
+  // 174); 2 threads, M = 32 376 (oneDNN 240), 64 403 (311). In L2: 64×256×512 213 against 192
+  // packed, 128×256×512 210 against 205, 48×256×256 even; up to 32 rows the dot tile wins there
+  // (24×384×384 188 against 146).
+  // Where M's columns fill the tile's lanes in groups of a power of two (gemm_phases), 3
+  // vectors where 2 do not (M = 3, 6, 12, 24); under 9 rows only there, else the dot tile
+  // stays (M = 5, 7; and M = 1, where it reads B as fast: 24.0 against 23.0). Zen 5, N = K =
+  // 4096, in one run each against the default before (the dot tile, or 2 vectors without
+  // phases) and oneDNN: M = 2 38.4 (35.9, 19.8), 4 65.1 (59.4, 41.1), 6 88.3 (69.1, 55.5), 8
+  // 112.7 (89.8, 67.5), 12 149.9 (110.2, 87.5), 24 193.1 (139.6, 125.7).
+  const bool swap_pays = (streamed_transposed_b ? w.m > 1 : w.trans_b && w.m > 32) && w.n >= 64;
   if (t.avx512 && !t.intel && !t.zmm_in_halves && swap_pays && swap_possible(w)) {
-    g.swap = true, g.vec = vec;
-    g.mr = w.m <= 32 ? 8 : 6, g.nr = w.m <= 32 ? 2 * vec : 4 * vec;
-    g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, kLongestPackedKc));
-    g.mc = nearest_multiple(knob(space, "mc"), 384, g.mr);
-    g.nc = nearest_multiple(knob(space, "nc"), int(columns_computed(w.m, g.nr)), g.nr);
-    g.pack_a = false, g.pack_b = true, g.unroll = 4, g.prefetch = 0, g.prefetch_n = 0, g.prefetch_c = 0;
-    g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
+    GemmConfig s = g;
+    s.swap = true, s.vec = vec;
+    s.mr = w.m <= 32 ? 8 : 6, s.nr = w.m <= 32 ? 2 * vec : 4 * vec;
+    s.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, kLongestPackedKc));
+    const Workload computed = swapped_workload(w);
+    if (w.m <= 32 && gemm_phases(computed, s) == 1) {
+      s.nr = 3 * vec;
+      if (gemm_phases(computed, s) == 1) s.nr = 2 * vec;
+    }
+    if (w.m > 8 || gemm_phases(computed, s) > 1) {
+      g = s;
+      g.mc = nearest_multiple(knob(space, "mc"), 384, g.mr);
+      g.nc = nearest_multiple(knob(space, "nc"), int(columns_computed(w.m, g.nr)), g.nr);
+      g.pack_a = false, g.pack_b = true, g.unroll = 4, g.prefetch = 0, g.prefetch_n = 0, g.prefetch_c = 0;
+      g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
+    }
   }
   // A, B and C together in L2 on AVX-512: nothing to hide — B read where it lies, C not
   // fetched ahead (Zen 4, paired against LIBXSMM: 256³ 0.967 -> 1.005, 128³ 0.982 -> 1.007,

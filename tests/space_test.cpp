@@ -562,14 +562,16 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
   EXPECT_EQ(form(24, 21, 700), "dot 5 rows");   // packed tiles would compute 32 columns of 21
   EXPECT_EQ(form(32, 512, 512), "dot 3 rows");  // A from L2: a few rows, groups of 8
   EXPECT_EQ(form(24, 64, 2048), "packed");  // A and B from L2 at every height
-  // B larger than L2: the streamed rule's tiles of up to 4 rows up to 8 rows, then swapped.
-  EXPECT_EQ(form(8, 4096, 4096), "dot 4 rows");
+  // B larger than L2: the streamed rule's tiles of up to 4 rows up to 8 rows where the swapped
+  // form takes no phases, then swapped.
+  EXPECT_EQ(form(7, 4096, 4096), "dot 4 rows");
+  EXPECT_EQ(form(8, 4096, 4096), "swapped");
   EXPECT_EQ(form(13, 4096, 4096), "swapped");
 }
 
 // The swapped form (C^T = B·A^T) on full-width AVX-512 (Zen 5): B transposed larger than L2
-// with 9..128 rows of A, or in L2 with 33..128; tiles of 8 × 2 vectors up to 32 rows, else
-// 6 × 4, all of M in one N block, K in blocks of up to 1024, split along N on two threads.
+// with 9..128 rows of A (2..8 with phases), or in L2 with 33..128; tiles of 8 × 2 vectors (3
+// where those take phases and 2 do not) up to 32 rows, else 6 × 4, all of M in one N block, K in blocks of up to 1024, split along N on two threads.
 // A bucket of M too. Not on Intel, not on Zen 4, B of few rows or more than 128 rows of A.
 TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   Target t;
@@ -587,7 +589,17 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   EXPECT_EQ(form(mm(33, 4096, 4096), 1), "6x64 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(128, 768, 768), 2), "6x64 kc=768 nc=128 split m");
   EXPECT_EQ(form(mm(64, 256, 512), 1), "6x64 kc=512 nc=64 split m");  // in L2
-  EXPECT_EQ(form(mm(8, 4096, 4096), 1), "not swapped");
+  // Under 9 rows and at 12 or 24, where M's columns fill the lanes in groups of a power of two
+  // (gemm_phases); else the dot tile.
+  EXPECT_EQ(form(mm(8, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(mm(2, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(mm(6, 4096, 4096), 1), "8x48 kc=1024 nc=192 split m");
+  EXPECT_EQ(form(mm(12, 4096, 4096), 1), "8x48 kc=1024 nc=192 split m");
+  EXPECT_EQ(form(mm(24, 4096, 4096), 1), "8x48 kc=1024 nc=192 split m");
+  EXPECT_EQ(form(mm(10, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(mm(5, 4096, 4096), 1), "not swapped");
+  EXPECT_EQ(form(mm(1, 4096, 4096), 1), "not swapped");
+  EXPECT_EQ(form(mm(8, 4096, 4098), 1), "not swapped");  // K not a multiple of 4
   EXPECT_EQ(form(mm(24, 384, 384), 1), "not swapped");   // in L2: the dot tile
   EXPECT_EQ(form(mm(129, 4096, 4096), 1), "not swapped");
   EXPECT_EQ(form(mm(100, 32, 4096), 1), "not swapped");  // B of 32 rows
