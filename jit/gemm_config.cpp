@@ -123,7 +123,7 @@ Workload swapped_workload(const Workload& w) {
 }
 
 int gemm_phases(const Workload& w, const GemmConfig& g) {
-  if (!g.swap || g.vec != 16 || w.n >= g.nr || g.nr % w.n != 0) return 1;
+  if (!g.swap || g.vec != 16 || w.n < 1 || w.n >= g.nr || g.nr % w.n != 0) return 1;
   const int phases = int(g.nr / w.n);
   const bool power_of_two = (phases & (phases - 1)) == 0;
   return power_of_two && phases <= g.vec && w.k % phases == 0 && g.kc % phases == 0 ? phases : 1;

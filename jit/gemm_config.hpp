@@ -72,8 +72,9 @@ inline Workload computed_workload(const Workload& w, const GemmConfig& g) { retu
 // each column — lane m·phases + i accumulates A(m, k + i)·B(n, k + i), one broadcast of
 // `phases` floats of B's row feeding them all — and the tile sums each group at its end. It
 // takes phases a power of two up to the vector, a tile of exactly M columns (nr = M·phases),
-// K and kc multiples of it, and AVX-512 (the tile stores its few columns through masks). 1: none. 8×4096×4096 with B transposed, alternated in one run
-// (Zen 5, hand-written probe of the same loops): 73 GFLOP/s on the dot tile, 100–105 so.
+// K and kc multiples of it, and AVX-512 (the tile writes its few columns through masks).
+// 1: none. Zen 5, 8×4096×4096 with B transposed, configs alternated in one run: 98–113
+// GFLOP/s against 78–90 on the dot tile the search picked before.
 int gemm_phases(const Workload& computed, const GemmConfig& g);
 // Columns of the computed product one tile covers: nr, or nr / phases.
 inline int tile_columns(const Workload& computed, const GemmConfig& g) { return g.nr / gemm_phases(computed, g); }
