@@ -474,9 +474,10 @@ TEST(GemmCorrectness, SwappedFormWhereItApplies) {
 
 // The swapped form where C^T's rows are narrower than the tile: groups of `phases` lanes hold
 // consecutive k of one column and are summed at the tile's end. Every power of two from 2 to
-// 16, K in one block and in several (with a K loop tail of groups: unroll 4 over 6 groups of
-// a block), padded operands, bias, activations, C accumulated into, whole and in tile ranges;
-// and a bucket of M, whose calls pack zero columns past their M.
+// 16, K in one block and in several (with a K loop tail of groups: K = 48 in blocks of 32 is
+// 2 groups of 16 and 1, unrolled 4 times), with and without the prefetches, padded operands, bias, activations, C
+// accumulated into, whole and in tile ranges; and a bucket of M, whose calls pack zero
+// columns past their M.
 TEST(GemmCorrectness, SwappedFormWithPhases) {
   if (!Target::host().avx512) GTEST_SKIP() << "phases are for AVX-512";
   struct Case {
@@ -489,9 +490,11 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
                         Case{epi(mm(16, 129, 40, true), true, kNone), 32, 2}}) {
     const Workload& w = t.w;
     const Space space = gemm_space(w, Target::host());
-    for (const std::string variant : {"kc=1024 unroll=2 order=nkm", "kc=32 unroll=4 order=kmn", "kc=64 unroll=1 order=mkn"}) {
+    for (const std::string variant : {"kc=1024 unroll=2 order=nkm prefetch=0 prefetch_c=0 tiles=nm",
+                                      "kc=32 unroll=4 order=kmn prefetch=4 prefetch_c=1 tiles=mn",
+                                      "kc=64 unroll=1 order=mkn prefetch=0 prefetch_c=1 tiles=nm"}) {
       const Config c = space.parse("mr=4 nr=" + std::to_string(t.nr) + " vec=16 mc=48 nc=128 " + variant +
-                                   " pack_a=0 pack_b=1 prefetch=0 prefetch_n=0 prefetch_c=0 tiles=nm split=m swap=1");
+                                   " pack_a=0 pack_b=1 prefetch_n=0 split=m swap=1");
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), t.phases);
