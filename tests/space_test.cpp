@@ -571,7 +571,8 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
 
 // The swapped form (C^T = B·A^T) on full-width AVX-512 (Zen 5): B transposed larger than L2
 // with 9..128 rows of A (2..8 with phases), or in L2 with 33..128; tiles of 8 × 2 vectors (3
-// where those take phases and 2 do not) up to 32 rows, else 6 × 4, all of M in one N block, K in blocks of up to 1024, split along N on two threads.
+// where those take phases and 2 do not) up to 32 rows, else 6 × 4, all of M in one N block, K
+// in blocks of up to 1024, split along B's rows (the computed product's M) on two threads.
 // A bucket of M too. Not on Intel, not on Zen 4, B of few rows or more than 128 rows of A.
 TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   Target t;
@@ -589,8 +590,8 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   EXPECT_EQ(form(mm(33, 4096, 4096), 1), "6x64 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(128, 768, 768), 2), "6x64 kc=768 nc=128 split m");
   EXPECT_EQ(form(mm(64, 256, 512), 1), "6x64 kc=512 nc=64 split m");  // in L2
-  // Under 9 rows and at 12 or 24, where M's columns fill the lanes in groups of a power of two
-  // (gemm_phases); else the dot tile.
+  // Under 9 rows only where M's columns fill the lanes in groups of a power of two
+  // (gemm_phases), else the dot tile; on 3 vectors where 2 take no phases (M = 6, 12, 24).
   EXPECT_EQ(form(mm(8, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(2, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(6, 4096, 4096), 1), "8x48 kc=1024 nc=192 split m");
