@@ -188,7 +188,11 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
 
 // Pairs of neighbouring lanes summed, log2(phases) times: each level folds two vectors into
 // one (the even lanes of both plus the odd ones), keeping the lanes' order, so that lane j of
-// the result holds the sum of group j. A vector without a partner folds with zeros.
+// the result holds the sum of group j. A vector without a partner folds with zeros. Not
+// lane_sums: its folds sum whole vectors, block-sized steps first, and leave the sums in an
+// order of their own; these stop after the groups and keep C^T's columns in order for the
+// store. They run once per tile and K block: 8 rows of 2 vectors fold in 48 instructions
+// beside 4096 FMAs for a K block of 1024.
 std::vector<llvm::Value*> GemmEmitter::phase_sums(std::vector<llvm::Value*> x, int phases) {
   std::vector<int> even, odd;
   for (int l = 0; l < W_; ++l) even.push_back(2 * l), odd.push_back(2 * l + 1);
