@@ -91,18 +91,23 @@ struct Caller {
   }
 };
 
+// --plot: the latency of every call, with the kernel changes marked.
+void write_plot(const Args& args, const Workload& w, int callers, const std::vector<double>& per_call_us,
+                const std::vector<KernelChange>& changes) {
+  if (!args.has("plot")) return;
+  std::ofstream out(args.get("plot"));
+  const std::string title = "livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)";
+  out << latency_svg(title, per_call_us, changes);
+  if (!out) throw std::runtime_error("--plot: cannot write '" + args.get("plot") + "'");
+}
+
 // The report of traffic whose M varies: the workloads it met, as the runtime's stats say.
 int report_range(const Args& args, const Workload& w, Runtime& rt, const std::vector<int64_t>& rows,
                  const std::vector<double>& per_call_us, const std::vector<KernelChange>& changes, double builtin_ms,
                  int callers, int threads, double budget) {
   const std::vector<WorkloadInfo> infos = rt.workloads();
   const double first_call_ms = per_call_us[0] / 1e3;
-  if (args.has("plot")) {
-    std::ofstream out(args.get("plot"));
-    out << latency_svg("livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)", per_call_us,
-                       changes);
-    if (!out) throw std::runtime_error("--plot: cannot write '" + args.get("plot") + "'");
-  }
+  write_plot(args, w, callers, per_call_us, changes);
   if (args.has("json")) {
     Json j;
     j.begin_object()
@@ -276,12 +281,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
   const double first_gflops = w.flops() / seconds_of.at(change_configs.front()) / 1e9;
   const double first_call_ms = per_call_us[0] / 1e3, builtin_ms = median(builtin_s) * 1e3;
   const double settled_dispatch_ns = measure_dispatch_ns(DispatchPath::settled);
-  if (args.has("plot")) {
-    std::ofstream out(args.get("plot"));
-    out << latency_svg("livetune serve: " + w.text() + ", " + std::to_string(callers) + " caller(s)", per_call_us,
-                       changes);
-    if (!out) throw std::runtime_error("--plot: cannot write '" + args.get("plot") + "'");
-  }
+  write_plot(args, w, callers, per_call_us, changes);
   if (args.has("json")) {
     Json j;
     j.begin_object()
