@@ -33,40 +33,37 @@ class EigenPeer final : public Peer {
  public:
   std::string name() const override { return "eigen"; }
   std::string detail() const override {
-    return prepared_ ? "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
-                           "." + std::to_string(EIGEN_MINOR_VERSION) + " noalias product, OpenMP, " +
-                           std::to_string(threads_) + " thread(s)"
-                     : "";
+    return op_.threads > 0 ? "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+                                 std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) +
+                                 " noalias product, OpenMP, " + std::to_string(op_.threads) + " thread(s)"
+                           : "";
   }
 
   void prepare(const Workload& w, const float* a, const float* b, const float* bias, float* c,
                int threads) override {
-    w_ = w, a_ = a, b_ = b, bias_ = bias, c_ = c, threads_ = threads, prepared_ = true;
+    op_ = Operands{w, a, b, bias, c, threads};
     keep_freed_memory();
   }
 
   void run() override {
-    Eigen::setNbThreads(threads_);  // process-wide, so set on every call
-    ConstMap a(a_, w_.m, w_.k, Eigen::OuterStride<>(w_.lda));
-    ConstMap b(b_, w_.b_rows(), w_.b_cols(), Eigen::OuterStride<>(w_.ldb));
-    Map c(c_, w_.m, w_.n, Eigen::OuterStride<>(w_.ldc));
+    Eigen::setNbThreads(op_.threads);  // process-wide, so set on every call
+    const Workload& w = op_.w;
+    ConstMap a(op_.a, w.m, w.k, Eigen::OuterStride<>(w.lda));
+    ConstMap b(op_.b, w.b_rows(), w.b_cols(), Eigen::OuterStride<>(w.ldb));
+    Map c(op_.c, w.m, w.n, Eigen::OuterStride<>(w.ldc));
     // Eigen's "=" zeroes C and then accumulates, so accumulating onto the folded bias costs the same.
-    if (fold_into_c(w_, bias_, c_) == 0.0f) {
-      if (w_.trans_b) c.noalias() = a * b.transpose();
+    if (fold_into_c(op_) == 0.0f) {
+      if (w.trans_b) c.noalias() = a * b.transpose();
       else c.noalias() = a * b;
     } else {
-      if (w_.trans_b) c.noalias() += a * b.transpose();
+      if (w.trans_b) c.noalias() += a * b.transpose();
       else c.noalias() += a * b;
     }
-    activate(w_, c_);
+    activate(op_);
   }
 
  private:
-  Workload w_;
-  const float *a_ = nullptr, *b_ = nullptr, *bias_ = nullptr;
-  float* c_ = nullptr;
-  int threads_ = 1;
-  bool prepared_ = false;
+  Operands op_;
 };
 
 }  // namespace

@@ -1,36 +1,46 @@
+// Compiled as eigen_peer.cpp is (-march=native): vectorized passes, as a user of these
+// libraries would write them. Scalar loops with std::tanh made the epilogue, not the GEMM,
+// what was measured: 64³ with GELU ran 9.3 GFLOP/s on OpenBLAS and 2.6 on LIBXSMM (215
+// without), and a bias fold alone cost LIBXSMM's JIT kernel three quarters of its speed.
 #include "tools/peers/epilogue.hpp"
 
-#include <algorithm>
-#include <cmath>
+#include <Eigen/Core>
 
 namespace livetune::peers {
+namespace {
 
-float fold_into_c(const Workload& w, const float* bias, float* c) {
+using Row = Eigen::Map<Eigen::ArrayXf>;
+using ConstRow = Eigen::Map<const Eigen::ArrayXf>;
+
+}  // namespace
+
+float fold_into_c(const Operands& op) {
+  const Workload& w = op.w;
   if (!w.bias && (w.beta == 0.0f || w.beta == 1.0f)) return w.beta;
+  const ConstRow bias(op.bias, w.bias ? w.n : 0);
   for (int64_t i = 0; i < w.m; ++i) {
-    float* row = c + i * w.ldc;
-    for (int64_t j = 0; j < w.n; ++j) {
-      // C_old is not read when beta = 0: it may hold anything, NaN included.
-      float acc = w.beta == 0.0f ? 0.0f : w.beta * row[j];
-      row[j] = w.bias ? acc + bias[j] : acc;
-    }
+    Row row(op.c + i * w.ldc, w.n);
+    // C_old is not read when beta = 0: it may hold anything, NaN included.
+    if (!w.bias)
+      row *= w.beta;
+    else if (w.beta == 0.0f)
+      row = bias;
+    else
+      row = w.beta * row + bias;
   }
   return 1.0f;
 }
 
-void activate(const Workload& w, float* c) {
+void activate(const Operands& op) {
+  const Workload& w = op.w;
   if (w.act == ActivationKind::none) return;
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
   for (int64_t i = 0; i < w.m; ++i) {
-    float* row = c + i * w.ldc;
-    if (w.act == ActivationKind::relu) {
-      for (int64_t j = 0; j < w.n; ++j) row[j] = std::max(row[j], 0.0f);
-    } else {
-      constexpr float kSqrt2OverPi = 0.7978845608028654f;
-      for (int64_t j = 0; j < w.n; ++j) {
-        float x = row[j];
-        row[j] = 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-      }
-    }
+    Row x(op.c + i * w.ldc, w.n);
+    if (w.act == ActivationKind::relu)
+      x = x.max(0.0f);
+    else
+      x = 0.5f * x * (1.0f + (kSqrt2OverPi * (x + 0.044715f * x.cube())).tanh());
   }
 }
 

@@ -32,7 +32,7 @@ class LibxsmmPeer final : public Peer {
 
   void prepare(const Workload& w, const float* a, const float* b, const float* bias, float* c,
                int threads) override {
-    w_ = w, a_ = a, b_ = b, bias_ = bias, c_ = c, threads_ = threads;
+    op_ = Operands{w, a, b, bias, c, threads};
     kernel_ = nullptr;
     if (threads == 1 && jit_wins(w)) {
       // The kernel's beta is fixed at generation; fold_into_c gives the same answer on every call.
@@ -56,31 +56,30 @@ class LibxsmmPeer final : public Peer {
   }
 
   void run() override {
-    float beta = fold_into_c(w_, bias_, c_);
+    float beta = fold_into_c(op_);
     if (kernel_) {
-      kernel_(b_, a_, c_);
+      kernel_(op_.b, op_.a, op_.c);
     } else {
       // Where libxsmm hands the call to BLAS, OpenBLAS's process-wide thread count applies.
-      if (openblas_get_num_threads() != threads_) openblas_set_num_threads(threads_);
-      const char trans_first = w_.trans_b ? 'T' : 'N', trans_second = 'N';
-      const libxsmm_blasint m = w_.n, n = w_.m, k = w_.k, ld_first = w_.ldb, ld_second = w_.lda, ldc = w_.ldc;
+      if (openblas_get_num_threads() != op_.threads) openblas_set_num_threads(op_.threads);
+      const Workload& w = op_.w;
+      const char trans_first = w.trans_b ? 'T' : 'N', trans_second = 'N';
+      const libxsmm_blasint m = w.n, n = w.m, k = w.k, ld_first = w.ldb, ld_second = w.lda, ldc = w.ldc;
       const float alpha = 1.0f;
-      if (threads_ == 1) {
-        libxsmm_sgemm(&trans_first, &trans_second, &m, &n, &k, &alpha, b_, &ld_first, a_, &ld_second, &beta, c_, &ldc);
+      if (op_.threads == 1) {
+        libxsmm_sgemm(&trans_first, &trans_second, &m, &n, &k, &alpha, op_.b, &ld_first, op_.a, &ld_second, &beta,
+                      op_.c, &ldc);
       } else {
-        omp_set_num_threads(threads_);
-        libxsmm_sgemm_omp(&trans_first, &trans_second, &m, &n, &k, &alpha, b_, &ld_first, a_, &ld_second, &beta, c_,
-                          &ldc);
+        omp_set_num_threads(op_.threads);
+        libxsmm_sgemm_omp(&trans_first, &trans_second, &m, &n, &k, &alpha, op_.b, &ld_first, op_.a, &ld_second, &beta,
+                          op_.c, &ldc);
       }
     }
-    activate(w_, c_);
+    activate(op_);
   }
 
  private:
-  Workload w_;
-  const float *a_ = nullptr, *b_ = nullptr, *bias_ = nullptr;
-  float* c_ = nullptr;
-  int threads_ = 1;
+  Operands op_;
   libxsmm_smmfunction kernel_ = nullptr;
   std::string detail_;
 };
