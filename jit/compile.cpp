@@ -99,6 +99,7 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);
   if (g.swap) kernel->swap_rows_offset = swap_rows_offset(caller, g);
   kernel->dot_edge_offset = kernel->workspace_floats - gemm_dot_edge_floats(w, g);
+  kernel->balanced_rows = balanced_edge_rows(w, g);
   kernel->edge_moves_left = !g.pack_b && !tile.dot && !tile_masks_b(w, g);
   kernel->tile_sweeps_n = tile.sweep_n;
   kernel->plan = plan_calls(*kernel);

@@ -4,6 +4,7 @@
 // tiles, so baking sizes into it bought nothing measurable, while generating it cost a third
 // of every compile.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -147,35 +148,60 @@ class Walk {
       for (int64_t t = 0; t < whole; t += group) run_tile_row(ic, jc + t * nr, std::min(group, whole - t));
       if (nb % nr) run_tile(ic, 0, mr, jc + whole * nr, nb % nr, b_panel(pc, kb, jc + whole * nr, whole * nr), 1);
     } else if (g_.tiles == TileOrder::nm) {
-      const int64_t whole = mb / mr, edge_rows = mb % mr;
+      const Bands bands = bands_of(mb);
       const bool epilogue = k_.epilogue && pc + kb == w_.k;
-      const int64_t group = epilogue ? std::max<int64_t>(1, kEpilogueFloats / (mr * nr)) : whole;
-      // Without an epilogue, the whole panels in one call per band of tiles: the edge band then
-      // reads the block of B after all of the others, so only where that block is small
+      // Without an epilogue, the whole panels in one call per band of tiles: the edge bands then
+      // read the block of B after all of the others, so only where that block is small
       // (from L2, not L3).
       constexpr int64_t kEdgeSweepFloats = 32 * 1024;
       int64_t jr = 0;
-      if (!epilogue && nb / nr > 1 && (edge_rows == 0 || kb * nb <= kEdgeSweepFloats)) {
+      if (!epilogue && nb / nr > 1 && (bands.whole_only() || kb * nb <= kEdgeSweepFloats)) {
         const int64_t panels = nb / nr;
         const float* b_tile = b_panel(pc, kb, jc, 0);
-        if (whole > 0) run_tile(ic, 0, mr, jc, nr, b_tile, whole, panels);
-        if (edge_rows > 0) run_tile(ic + whole * mr, whole * mr, edge_rows, jc, nr, b_tile, 1, panels);
+        for (const Band& band : bands.list)
+          if (band.count > 0) run_tile(ic + band.ir, band.ir, band.rows, jc, nr, b_tile, band.count, panels);
         jr = panels * nr;
       }
       for (; jr < nb; jr += nr) {
         const int64_t col = jc + jr, cols = std::min(nr, nb - jr);
         const float* b_tile = b_panel(pc, kb, col, jr);
-        for (int64_t t = 0; t < whole; t += group)
-          run_tile(ic + t * mr, t * mr, mr, col, cols, b_tile, std::min(group, whole - t));
-        if (edge_rows > 0) run_tile(ic + whole * mr, whole * mr, edge_rows, col, cols, b_tile, 1);
+        for (const Band& band : bands.list) {
+          if (band.count == 0) continue;
+          const int64_t group = epilogue ? std::max<int64_t>(1, kEpilogueFloats / (band.rows * nr)) : band.count;
+          for (int64_t t = 0; t < band.count; t += group)
+            run_tile(ic + band.ir + t * band.rows, band.ir + t * band.rows, band.rows, col, cols, b_tile,
+                     std::min(group, band.count - t));
+        }
       }
     } else {
-      for (int64_t ir = 0; ir < mb; ir += mr) {
-        const int64_t rows = std::min(mr, mb - ir);
-        for (int64_t jr = 0; jr < nb; jr += nr)
-          run_tile(ic + ir, ir, rows, jc + jr, std::min(nr, nb - jr), b_panel(pc, kb, jc + jr, jr), 1);
-      }
+      for (const Band& band : bands_of(mb).list)
+        for (int64_t t = 0; t < band.count; ++t) {
+          const int64_t ir = band.ir + t * band.rows;
+          for (int64_t jr = 0; jr < nb; jr += nr)
+            run_tile(ic + ir, ir, band.rows, jc + jr, std::min(nr, nb - jr), b_panel(pc, kb, jc + jr, jr), 1);
+        }
     }
+  }
+
+  // The tiles down a block of mb rows, in runs of one height from row `ir` of the block: whole
+  // tiles of mr rows, then (at the end of M) its remainder's edge tile, or where a short
+  // remainder merges with the tiles above it, tiles of balanced_rows rows (balanced_edge_rows).
+  struct Band {
+    int64_t ir = 0, rows = 0, count = 0;
+  };
+  struct Bands {
+    std::array<Band, 3> list;
+    bool whole_only() const { return list[1].count == 0 && list[2].count == 0; }
+  };
+  Bands bands_of(int64_t mb) const {
+    const int64_t mr = g_.mr, h = k_.balanced_rows;
+    int64_t whole = mb / mr, rest = mb % mr, balanced = 0;
+    if (h > 0 && rest > 0 && rest < h && whole >= h - rest) whole -= h - rest, balanced = mr - rest, rest = 0;
+    Bands b;
+    b.list[0] = Band{0, mr, whole};
+    b.list[1] = Band{whole * mr, h, balanced};
+    b.list[2] = Band{whole * mr + balanced * h, rest, rest > 0 ? 1 : 0};
+    return b;
   }
 
   const float* b_panel(int64_t pc, int64_t kb, int64_t col, int64_t jr) const {

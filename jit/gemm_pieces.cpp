@@ -73,10 +73,20 @@ std::vector<int> edge_tile_rows(const Workload& w, const GemmConfig& c) {
   std::set<int> remainders;
   for (int64_t m = w.least_m(); m <= w.m && int64_t(remainders.size()) < c.mr; ++m)
     if (m % c.mr != 0) remainders.insert(int(m % c.mr));
+  if (const int balanced = balanced_edge_rows(w, c); balanced > 0) remainders.insert(balanced);
   std::vector<int> powers;
   for (int p = 1; p < c.mr; p *= 2) powers.push_back(p);
   if (remainders.size() > powers.size()) return powers;
   return {remainders.begin(), remainders.end()};
+}
+
+int balanced_edge_rows(const Workload& w, const GemmConfig& c) {
+  constexpr int kFmasInFlight = 8;
+  const int64_t rest = w.m % c.mr;
+  if (w.min_m > 0 || c.pack_a || gemm_dot_form(w, c) || gemm_phases(w, c) > 1 || rest == 0) return 0;
+  const bool short_edge = rest * (c.nr / c.vec) < kFmasInFlight && rest < c.mr - 1;
+  // Enough whole tiles above the remainder to merge with it.
+  return short_edge && w.m / c.mr >= c.mr - 1 - rest ? c.mr - 1 : 0;
 }
 
 TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {

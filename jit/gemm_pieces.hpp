@@ -102,10 +102,18 @@ struct TransposeOutSpec {
 TileSpec tile_spec(const Workload& w, const GemmConfig& c);
 // The row counts of the edge tiles, the tiles of the last M mod mr rows: every row they
 // compute is one of C's (a tile of mr rows moved up over the rows above would compute up to
-// mr - 1 rows twice: 3% of a 64³ GEMM with mr = 6). One count for a fixed M; for a bucket of
-// M, each remainder its Ms can leave, or where those are more than the powers of two below
-// mr, those powers, which the driver combines (a remainder of 5 runs the tiles of 4 and 1).
+// mr - 1 rows twice: 3% of a 64³ GEMM with mr = 6). One count for a fixed M, and mr - 1 where
+// a short remainder merges with the tiles above it (balanced_edge_rows); for a bucket of M,
+// each remainder its Ms can leave, or where those are more than the powers of two below mr,
+// those powers, which the driver combines (a remainder of 5 runs the tiles of 4 and 1).
 std::vector<int> edge_tile_rows(const Workload& w, const GemmConfig& c);
+// The height of the tiles that run M's last rows where its remainder r is too short a tile to
+// keep the FMA units busy (r × nr / vec accumulators, fewer than the 8 FMAs in flight that two
+// units of latency 4 need: each K step waits on the last): the r rows and the mr - 1 - r tiles
+// above them run as mr - r tiles of mr - 1 rows, as LIBXSMM's kernels do (301 = 46 × 6 + 5 × 5).
+// The tile of r rows stays for a last block with fewer whole tiles. 0: none. M fixed, A read
+// in place (packed A comes in panels of mr rows), not the dot form or phases.
+int balanced_edge_rows(const Workload& w, const GemmConfig& c);
 TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows);
 // The columns of the N-edge tile, the tiles of the last N mod nr columns: N mod nr rounded up
 // to whole vectors, where that is narrower than nr and saves a 64th of the columns computed

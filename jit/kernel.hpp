@@ -53,9 +53,12 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   // What the pieces compute: the workload, or in the swapped form C^T (swapped_workload).
   Workload computed;
   TileFn tile = nullptr;
-  // [r]: the tile of the last r = M mod mr rows, where compiled (edge_tile_rows); a
-  // remainder without one of its own runs the tiles of its binary digits.
+  // [r]: the tile of r rows, where compiled (edge_tile_rows): the last M mod mr rows, or
+  // balanced_rows; a remainder without one of its own runs the tiles of its binary digits.
   std::array<TileFn, 16> edge_tiles{};
+  // The height of the tiles that run M's last rows in place of its short remainder, where
+  // compiled (balanced_edge_rows); 0: none.
+  int64_t balanced_rows = 0;
   // The tile of mr rows and the last N mod nr columns, n_edge_columns wide, where compiled
   // (n_edge_columns()); else the main tile runs them.
   TileFn n_edge_tile = nullptr;

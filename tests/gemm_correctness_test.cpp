@@ -17,6 +17,7 @@
 
 #include "jit/compile.hpp"
 #include "jit/gemm_config.hpp"
+#include "jit/gemm_pieces.hpp"
 #include "jit/kernel.hpp"
 #include "jit/target.hpp"
 #include "test_util.hpp"
@@ -279,6 +280,58 @@ TEST(GemmCorrectness, NEdgeTileWhereItSavesA64th) {
     EXPECT_EQ(none->n_edge_columns, 0);
     EXPECT_EQ(none->n_edge_tile, nullptr);
   }
+}
+
+// M's short remainder merged with the tiles above it (balanced_edge_rows): on tiles of 4 rows
+// M = 37 ends in 3 tiles of 3 rows instead of one of 1. On packed B and B read in place
+// (moving left at the N edge), in either tile order, with bias, GELU and C accumulated into,
+// whole and in ranges of tiles; and where the last block keeps too few whole tiles to merge
+// with (blocks of 16 rows: 5 left), the remainder's own tile. Not with A packed (panels of mr
+// rows), a bucket of M, or a remainder that keeps the FMA units busy.
+TEST(GemmCorrectness, BalancedEdgeRows) {
+  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
+  const Workload w = epi(padded(mm(37, 2 * nv * v + v + 1, 45)), true, kGelu, 1.0f);
+  const std::string rest = "kc=32 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 pack_a=0 ";
+  for (const std::string blocks : {"mc=96 nc=1536", "mc=16 nc=1536"})
+    for (const std::string variant : {"pack_b=1 split=m tiles=nm", "pack_b=0 split=m tiles=nm",
+                                      "pack_b=1 split=n tiles=mn", "pack_b=0 split=m tiles=mn"}) {
+      const Config c = four_row_config(w, rest + blocks + " " + variant);
+      SCOPED_TRACE(describe(w, &c));
+      const KernelPtr k = compile_gemm(w, c);
+      EXPECT_EQ(k->balanced_rows, 3);
+      EXPECT_NE(k->edge_tiles[3], nullptr);
+      EXPECT_NE(k->edge_tiles[1], nullptr);
+      const Problem p(w, w.hash());
+      for (int64_t pieces = 1; pieces <= 3; ++pieces) {
+        const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+      }
+    }
+  // The walk of a small kernel, planned once: the last rows run as 3 tiles of 3.
+  const Workload small = mm(37, 2 * nv * v, 30);  // one K block
+  const KernelPtr k = compile_gemm(small, four_row_config(small, rest + "mc=96 nc=1536 pack_b=0 split=m tiles=nm"));
+  ASSERT_FALSE(k->plan.empty());
+  int64_t balanced_tiles = 0, one_row_calls = 0;
+  for (const PlannedCall& call : k->plan) {
+    if (call.tile == k->edge_tiles[3]) balanced_tiles += call.count;
+    if (call.tile == k->edge_tiles[1]) ++one_row_calls;
+  }
+  EXPECT_EQ(balanced_tiles, 3);
+  EXPECT_EQ(one_row_calls, 0);
+  const Problem p(small, 3);
+  EXPECT_EQ(compare_c(small, run_in_ranges(*k, p, 1), p.want, matmul_tolerance(small, 1.0)), "");
+
+  EXPECT_EQ(compile_gemm(w, four_row_config(w, "kc=32 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 "
+                                               "pack_a=1 mc=96 nc=1536 pack_b=1 split=m tiles=nm"))
+                ->balanced_rows,
+            0);
+  const Config plain = four_row_config(w, rest + "mc=96 nc=1536 pack_b=1 split=m tiles=nm");
+  const GemmConfig g = GemmConfig::from(plain);
+  Workload bucket = mm(37, 64, 45);
+  bucket.min_m = 20;
+  EXPECT_EQ(balanced_edge_rows(bucket, g), 0);
+  EXPECT_EQ(balanced_edge_rows(mm(39, 64, 45), g), 0) << "a remainder of mr - 1 rows is that tile already";
+  EXPECT_EQ(balanced_edge_rows(mm(5, 64, 45), g), 0) << "one whole tile: too few to merge with";
 }
 
 // A small kernel's whole call replays the calls its driver's walk made once (Kernel::plan):
