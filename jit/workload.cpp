@@ -47,6 +47,14 @@ Workload Workload::matmul(int64_t m, int64_t n, int64_t k, bool trans_b) {
   return w;
 }
 
+Workload Workload::kernel_form() const {
+  if (n != 1 || trans_b || ldb != 1 || k < 1) return *this;
+  Workload w = *this;
+  w.trans_b = true;
+  w.ldb = k;
+  return w;
+}
+
 std::string Workload::text() const {
   std::ostringstream s;
   s << "matmul m=";

@@ -39,6 +39,11 @@ struct Workload {
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
   // The fewest rows a call of this workload may have.
   int64_t least_m() const { return min_m > 0 ? min_m : m; }
+  // The workload whose kernels compute this one. A K×1 B with rows one float apart is the
+  // same memory as a 1×K B transposed: as such each row of C is a dot product of contiguous
+  // rows (A's and B's), which runs at the read bandwidth, where the K×1 form would broadcast
+  // A's floats one by one into a single column (a quarter of it, measured).
+  Workload kernel_form() const;
   int64_t b_rows() const { return trans_b ? n : k; }
   int64_t b_cols() const { return trans_b ? k : n; }
 

@@ -45,9 +45,9 @@ class ConstantB : public testing::TestWithParam<int> {};
 
 TEST_P(ConstantB, EveryPhaseMatchesTheReference) {
   const int threads = GetParam();
-  for (bool trans_b : {false, true}) {
-    // N ≥ 256 and trans_b both make the default config pack B.
-    const Workload w = epi(mm(70, 300, 130, trans_b), true, ActivationKind::gelu);
+  // N ≥ 256 and trans_b both make the default config pack B; a K×1 B is served transposed.
+  for (const Workload& base : {mm(70, 300, 130), mm(70, 300, 130, true), mm(70, 1, 130)}) {
+    const Workload w = epi(base, true, ActivationKind::gelu);
     SCOPED_TRACE(test::describe(w) + "\n  threads=" + std::to_string(threads));
     const test::Problem p(w, 21);
     Runtime rt(RuntimeOptions{threads, 1});

@@ -55,11 +55,16 @@ std::vector<Case> cases() {
       {"beta_half", epi(mm(40, 50, 60), false, A::none, 0.5f)},
       {"beta_one_relu_padded", epi(padded(mm(30, 200, 20)), false, A::relu, 1.0f)},
       {"everything", epi(padded(mm(61, 99, 70, true)), true, A::gelu, 0.5f)},
+      // A K×1 B is served as a 1×K B transposed (Workload::kernel_form); padded, it is not.
+      {"n1", mm(300, 1, 77)},
+      {"n1_bias_gelu_beta", epi(mm(70, 1, 130), true, A::gelu, 0.5f)},
+      {"n1_padded_relu", epi(padded(mm(40, 1, 50)), true, A::relu)},
   };
 }
 
 void check_first_then_jit(const Workload& w, int threads) {
-  SCOPED_TRACE(describe(w, threads) + "\n  threads=" + std::to_string(threads));
+  const Workload served = w.kernel_form();  // what the runtime compiles and lists
+  SCOPED_TRACE(describe(served, threads) + "\n  threads=" + std::to_string(threads));
   Runtime rt(RuntimeOptions{threads, 1});
   ASSERT_EQ(rt.threads(), threads);
   const test::Problem p(w, 11);
@@ -69,14 +74,14 @@ void check_first_then_jit(const Workload& w, int threads) {
   call(rt, p, c);
   std::string diff = test::compare_c(w, c, p.want, tol);
   EXPECT_TRUE(diff.empty()) << "first call (built-in kernel):\n" << diff;
-  const WorkloadInfo first = info_of(rt, w);
-  EXPECT_EQ(first.workload, w.text()) << "the runtime should list the workload after its first call";
+  const WorkloadInfo first = info_of(rt, served);
+  EXPECT_EQ(first.workload, served.text()) << "the runtime should list the workload after its first call";
 
   rt.wait_idle();
-  const WorkloadInfo info = info_of(rt, w);
+  const WorkloadInfo info = info_of(rt, served);
   ASSERT_EQ(info.state, "jit") << "after wait_idle the JIT kernel should be in use";
   ASSERT_FALSE(info.config.empty());
-  EXPECT_NO_THROW(gemm_space(w, Target::host()).parse(info.config)) << info.config;
+  EXPECT_NO_THROW(gemm_space(served, Target::host()).parse(info.config)) << info.config;
   EXPECT_GT(info.compile_ms, 0.0);
 
   // Twice on the JIT kernel, from the same initial C: no state carries over between calls.

@@ -1,6 +1,7 @@
 // Workload: the canonical text (what logs, the TuningDB and `livetune check` use) reads back
 // to the same workload, including leading dimensions and beta; malformed texts are rejected
-// with a message naming the field; equality and the hash agree.
+// with a message naming the field; equality and the hash agree; the kernel form of a K×1 B
+// computes the same C from the same memory.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/reference.hpp"
 #include "jit/workload.hpp"
 
 namespace livetune {
@@ -140,4 +142,31 @@ TEST(WorkloadKey, EveryFieldTakesPart) {
 }
 
 }  // namespace
+// A K×1 B with unit row stride is read as a 1×K B transposed: the reference computes the same C
+// from the same floats. Every other workload is its own kernel form.
+TEST(WorkloadKernelForm, AColumnBIsItsTransposedRow) {
+  for (const Workload& w : {make(37, 1, 53, false, true, ActivationKind::gelu, 0.5f, 2, 0, 3),
+                            make(1, 1, 9, false, false, ActivationKind::none, 0.0f)}) {
+    SCOPED_TRACE(w.text());
+    const Workload kf = w.kernel_form();
+    EXPECT_TRUE(kf.trans_b);
+    EXPECT_EQ(kf.ldb, w.k);
+    EXPECT_EQ(kf.text(), Workload::parse(kf.text()).text());
+    EXPECT_EQ(kf.kernel_form(), kf);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> a(size_t(w.m * w.lda)), b(size_t(w.k)), bias(1), c0(size_t(w.m * w.ldc));
+    for (std::vector<float>* v : {&a, &b, &bias, &c0})
+      for (float& x : *v) x = u(rng);
+    std::vector<float> as_asked = c0, as_kernel = c0;
+    reference_matmul(w, a.data(), b.data(), bias.data(), as_asked.data());
+    reference_matmul(kf, a.data(), b.data(), bias.data(), as_kernel.data());
+    EXPECT_EQ(as_asked, as_kernel);
+  }
+  for (const Workload& w : {make(37, 1, 53, false, false, ActivationKind::none, 0.0f, 0, 4, 0),
+                            make(37, 1, 53, true, false, ActivationKind::none, 0.0f),
+                            make(37, 2, 53, false, false, ActivationKind::none, 0.0f)})
+    EXPECT_EQ(w.kernel_form(), w) << w.text();
+}
+
 }  // namespace livetune

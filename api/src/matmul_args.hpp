@@ -118,7 +118,7 @@ inline Workload matmul_workload(const TensorView& a, const TensorView& b, const 
   w.bias = opts.bias != nullptr;
   w.act = static_cast<ActivationKind>(opts.activation);  // checked above to be one of the three
   w.beta = opts.beta;
-  return w;
+  return w.kernel_form();
 }
 
 }  // namespace livetune

@@ -17,7 +17,7 @@ int cmd_check(const std::vector<std::string>& argv) {
   auto valued = kWorkloadValued;
   valued.insert({"configs", "config", "seed"});
   Args args(argv, kWorkloadSwitches, valued);
-  const Workload w = workload_from(args);
+  const Workload w = workload_from(args).kernel_form();
   const Space space = gemm_space(w, Target::host());
   std::mt19937_64 rng(uint64_t(args.get_int("seed", 1)));
   std::vector<Config> configs = args.has("config") ? std::vector<Config>{space.parse(args.get("config"))}

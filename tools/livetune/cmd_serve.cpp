@@ -145,7 +145,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
   auto switches = kWorkloadSwitches;
   switches.insert({"json", "frozen"});
   Args args(argv, switches, valued);
-  const Workload w = workload_from(args);
+  // As the runtime names it (its stats, its records): a K×1 B is served as a 1×K B transposed.
+  const Workload w = workload_from(args).kernel_form();
   const int64_t calls = args.get_int("calls", 3000);
   const int callers = int(args.get_int("callers", 1));
   const int threads = int(args.get_int("threads", 1));
