@@ -27,15 +27,19 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   const Workload w = computed_workload(caller, g);
 
   std::vector<PieceRequest> requests;
+  // B narrower than one tile and short enough for the dot edge: it computes all of C, and the
+  // tiles and packing that would run the blocked walk are not compiled.
+  const int dot_columns = dot_edge_columns(w, g);
+  const bool all_dot = dot_columns == w.n;
   // B narrower than one tile: every tile is an N-edge tile.
-  const int edge_columns = n_edge_columns(w, g);
+  const int edge_columns = all_dot ? 0 : n_edge_columns(w, g);
   const bool all_edge = edge_columns > 0 && w.n < g.nr;
   const TileSpec tile = all_edge ? n_edge_tile_spec(w, g) : tile_spec(w, g);
   auto emit = [](const TileSpec& s) {
     return [s](GemmEmitter& e, const std::string& n) { s.dot ? e.emit_dot_tile(s, n) : e.emit_tile(s, n); };
   };
-  requests.push_back({tile.key(), emit(tile)});
-  const std::vector<int> edge_rows = edge_tile_rows(w, g);
+  if (!all_dot) requests.push_back({tile.key(), emit(tile)});
+  const std::vector<int> edge_rows = all_dot ? std::vector<int>{} : edge_tile_rows(w, g);
   for (int rows : edge_rows) {
     const TileSpec s = edge_tile_spec(w, g, rows);
     requests.push_back({s.key(), emit(s)});
@@ -44,16 +48,16 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
     const TileSpec s = n_edge_tile_spec(w, g);
     requests.push_back({s.key(), emit(s)});
   }
-  const int dot_columns = dot_edge_columns(w, g);
   if (dot_columns > 0) {
     const TileSpec s = dot_edge_spec(w, g);
     requests.push_back({s.key(), emit(s)});
   }
-  if (g.pack_a) {
+  const bool pack_a = g.pack_a && !all_dot, pack_b = g.pack_b && !all_dot;
+  if (pack_a) {
     const PackASpec s = pack_a_spec(w, g);
     requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_pack_a(s, n); }});
   }
-  if (g.pack_b) {
+  if (pack_b) {
     const PackBSpec s = pack_b_spec(w, g);
     requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_pack_b(s, n); }});
   }
@@ -73,7 +77,7 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   kernel->gemm = g;
   kernel->computed = w;
   size_t i = 0;
-  kernel->tile = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
+  if (!all_dot) kernel->tile = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
   for (int rows : edge_rows) kernel->edge_tiles[size_t(rows)] = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
   if (edge_columns > 0) {
     kernel->n_edge_tile = all_edge ? kernel->tile : reinterpret_cast<TileFn>(got.pieces[i++]->fn);
@@ -83,8 +87,8 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
     kernel->dot_edge = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
     kernel->dot_edge_columns = dot_columns;
   }
-  if (g.pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
-  if (g.pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
+  if (pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
+  if (pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
   if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);
   if (g.swap) kernel->transpose_out = reinterpret_cast<TransposeOutFn>(got.pieces[i++]->fn);
   kernel->pieces = std::move(got.pieces);

@@ -136,7 +136,9 @@ bool half_width_pays(int64_t n, int vec, int widest) {
 }
 
 int dot_edge_columns(const Workload& w, const GemmConfig& c) {
-  if (gemm_dot_form(w, c) || w.n <= c.nr) return 0;
+  if (gemm_dot_form(w, c)) return 0;
+  if (w.n < c.nr) return !c.swap && w.n <= kDotNarrowColumns && w.k >= kDotNarrowMinK ? int(w.n) : 0;
+  if (w.n == c.nr) return 0;
   const int rest = int(w.n % c.nr);
   return rest <= kDotEdgeColumns ? rest : 0;
 }

@@ -51,7 +51,7 @@ class Walk {
   }
 
   void run() {
-    walk();
+    if (hi_[N] > lo_[N]) walk();  // else the dot edge has all of N (a narrow B)
     if (dot_edge_ > 0) dot_edge();
   }
 

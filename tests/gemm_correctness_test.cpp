@@ -131,7 +131,8 @@ TEST_P(GemmCorrectness, RandomConfigs) {
     EXPECT_EQ(k.config, c);
     EXPECT_EQ(k.tiles, gemm_tiles(w, g));
     EXPECT_EQ(k.workspace_floats, gemm_workspace_floats(w, g));
-    ASSERT_NE(k.tile, nullptr);
+    // Tiles, or the dot edge over all of a narrow B (NarrowBAllInTheDotEdge).
+    ASSERT_TRUE(k.tile != nullptr || k.dot_edge_columns == w.n);
     ASSERT_GE(k.tiles, 1);
 
     // The whole kernel on this thread.
@@ -279,6 +280,41 @@ TEST(GemmCorrectness, NEdgeTileWhereItSavesA64th) {
         compile_gemm(wide, gemm_space(wide, Target::host()).parse("mr=4 nr=" + std::to_string(2 * v) + rest + pack_b));
     EXPECT_EQ(none->n_edge_columns, 0);
     EXPECT_EQ(none->n_edge_tile, nullptr);
+  }
+}
+
+// A B of at most kDotNarrowColumns columns, narrower than the tile, with K at least
+// kDotNarrowMinK long: the dot edge computes all of C, and neither the tiles nor the packing
+// are compiled. Random configs (packing, orders, splits), B's rows padded, bias, GELU and C
+// accumulated into, whole and in ranges of tiles. One column more, or K one shorter: tiles.
+TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
+  std::mt19937_64 rng(17);
+  for (const Workload& w : {mm(37, 3, kDotNarrowMinK), epi(padded(mm(70, kDotNarrowColumns, 300)), true, kGelu, 1.0f),
+                            epi(padded(mm(5, 1, 100)), false, ActivationKind::relu)}) {
+    const Space space = gemm_space(w, Target::host());
+    for (const Config& c : space.sample_distinct(rng, 12)) {
+      SCOPED_TRACE(describe(w, &c));
+      const KernelPtr k = compile_gemm(w, c);
+      const bool narrower = w.n < GemmConfig::from(c).nr;
+      EXPECT_EQ(k->dot_edge_columns, narrower ? w.n : 0);
+      if (narrower) {
+        EXPECT_EQ(k->tile, nullptr);
+        EXPECT_EQ(k->pack_a, nullptr);
+        EXPECT_EQ(k->pack_b, nullptr);
+      }
+      const Problem p(w, w.hash());
+      for (int64_t pieces = 1; pieces <= 2; ++pieces) {
+        const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+      }
+    }
+  }
+  const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
+                           "order=nkm split=m tiles=nm swap=0";
+  for (const Workload& w : {mm(37, kDotNarrowColumns + 1, 40), mm(37, 3, kDotNarrowMinK - 1)}) {
+    const KernelPtr k = compile_gemm(w, four_row_config(w, rest));
+    EXPECT_EQ(k->dot_edge_columns, 0) << w.text();
+    EXPECT_NE(k->tile, nullptr) << w.text();
   }
 }
 
