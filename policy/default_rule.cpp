@@ -280,9 +280,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // One column past 32 rows (a matrix times a vector: Workload::kernel_form makes a K×1 B one
   // row of B transposed): the dot tile, 8 rows (accumulators enough for the FMA's latency on
   // two units), each row of A one run; packed tiles compute one lane of each vector. Zen 5,
-  // one run each, against the packed default and OpenBLAS (K×1, sgemv) in the same run:
-  // 2048×1×2048 28.0 GFLOP/s (6.9, 5.9), 4096×1×4096 25.1 (5.0), 512×1×512 52.0 (51.4); 4
-  // rows 21.0 / 23.0 / 51.5, 12 rows 27.4 / 24.9 / 50.2.
+  // one run each, GFLOP/s of this default (the packed one before; the best peer, K×1 as
+  // asked): 2048×1×2048 40.0 (6.9; oneDNN 10.5), 4096×1×4096 23.7 (oneDNN 9.6), 512×1×512
+  // 45.7 (OpenBLAS 43.2). Tiles of 4 rows were up to 25% slower, 12 rows even.
   const bool one_column = w.trans_b && w.n == 1 && w.m > 32;
   if ((streamed_transposed_b && w.m <= 32) || dot_in_l2 || one_column) {
     const int64_t tiles = (w.m + 3) / 4;

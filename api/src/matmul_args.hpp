@@ -106,6 +106,7 @@ bool check_call(const TensorView& a, const TensorView& b, const TensorView& c, c
 
 }  // namespace matmul_args
 
+// The call's workload in its kernel form (Workload::kernel_form), as the runtime keys and lists it.
 inline Workload matmul_workload(const TensorView& a, const TensorView& b, const TensorView& c,
                                 const MatmulOptions& opts) {
   if (!matmul_args::check_call<false>(a, b, c, opts)) matmul_args::explain(a, b, c, opts);
