@@ -405,15 +405,18 @@ std::vector<Workload> default_rule_workloads() {
   return out;
 }
 
-// The AVX-512 tile widths: ymm where N is narrow, and 2–4 zmm as N's edge least wastes (a
-// sixteenth fewer columns worked at least, a column of the dot edge as two).
+// The AVX-512 tile widths: ymm where N is narrow, whole zmm with the dot edge for a few
+// columns past them, and 2–4 zmm as N's edge least wastes (a sixteenth fewer columns worked at
+// least, a column of the dot edge as two).
 TEST(DefaultRule, TileWidthFollowsN) {
   if (!host().avx512) GTEST_SKIP() << "AVX-512 branches";
   auto tile = [](int64_t m, int64_t n, int64_t k) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), host(), 1));
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + "/" + std::to_string(g.vec) + (g.pack_b ? " packed" : "");
   };
-  EXPECT_EQ(tile(1000, 17, 333), host().zmm_in_halves ? "8x24/8 packed" : "12x32/16");
+  // 16 columns and one on the dot edge (not 32) where the tile is as wide as a zmm.
+  EXPECT_EQ(tile(1000, 17, 333), host().zmm_in_halves ? "8x24/8 packed" : "16x16/16");
+  EXPECT_EQ(tile(33, 33, 33), "12x32/16");  // 32 and one on the dot edge, not 48
   EXPECT_EQ(tile(96, 96, 96), "6x48/16");      // 96 columns, not 128
   EXPECT_EQ(tile(160, 160, 160), "12x32/16");  // 160, not 192
   EXPECT_EQ(tile(65, 68, 65), "6x64/16");      // 64 and 4 dot-edge columns (72), not 96
