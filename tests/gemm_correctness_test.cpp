@@ -284,9 +284,10 @@ TEST(GemmCorrectness, NEdgeTileWhereItSavesA64th) {
 }
 
 // A B of at most kDotNarrowColumns columns, narrower than the tile, with K at least
-// kDotNarrowMinK long: the dot edge computes all of C, and neither the tiles nor the packing
-// are compiled. Random configs (packing, orders, splits), B's rows padded, bias, GELU and C
-// accumulated into, whole and in ranges of tiles. One column more, or K one shorter: tiles.
+// kDotNarrowMinK long and rows enough to pay for B's copy: the dot edge computes all of C, and
+// neither the tiles nor the packing are compiled. Random configs (packing, orders, splits),
+// B's rows padded, bias, GELU and C accumulated into, whole and in ranges of tiles. One column
+// more, K one shorter, or too few rows: tiles.
 TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
   std::mt19937_64 rng(17);
   for (const Workload& w : {mm(37, 3, kDotNarrowMinK), epi(padded(mm(70, kDotNarrowColumns, 300)), true, kGelu, 1.0f),
@@ -295,7 +296,8 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
     for (const Config& c : space.sample_distinct(rng, 12)) {
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
-      const bool narrower = w.n < GemmConfig::from(c).nr;
+      const GemmConfig g = GemmConfig::from(c);
+      const bool narrower = w.n < g.nr && w.m * (g.vec - w.n) > 2 * w.n * g.vec;
       EXPECT_EQ(k->dot_edge_columns, narrower ? w.n : 0);
       if (narrower) {
         EXPECT_EQ(k->tile, nullptr);
@@ -311,7 +313,8 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
   }
   const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
                            "order=nkm split=m tiles=nm swap=0";
-  for (const Workload& w : {mm(37, kDotNarrowColumns + 1, 40), mm(37, 3, kDotNarrowMinK - 1)}) {
+  EXPECT_EQ(compile_gemm(mm(24, 4, 1024), four_row_config(mm(24, 4, 1024), rest))->dot_edge_columns, 4);
+  for (const Workload& w : {mm(37, kDotNarrowColumns + 1, 40), mm(37, 3, kDotNarrowMinK - 1), mm(7, 7, 1000)}) {
     const KernelPtr k = compile_gemm(w, four_row_config(w, rest));
     EXPECT_EQ(k->dot_edge_columns, 0) << w.text();
     EXPECT_NE(k->tile, nullptr) << w.text();
