@@ -136,10 +136,10 @@ inline constexpr int kDotEdgeColumns = 4;
 // same run, before -> after: 1000×4×1000 0.77x -> 2.9x (LIBXSMM), 4096×8×4096 0.67x -> 0.84x
 // (oneDNN), 200×7×300 0.79x -> 1.6x, 64×3×512 0.43x -> 1.5x (OpenBLAS). K under two
 // vectors stays on the tiles (not measured there), and so do few rows of A where the copy of
-// B's columns costs more than the lanes it saves (dot_edge_columns' model): default configs
-// on tiles against the dot edge, one run each, Zen 5: 7×7×1000 68.9 against 43.6 GFLOP/s,
-// 3×3×3000 and 13×8×700 even; 16×4×1024 25.1 against 72.9, 8×2×4096 21.1 against 33.8,
-// 24×6×512 68.6 against 98.1.
+// B's columns costs more than the lanes it saves (dot_edge_columns' model). Default configs
+// on tiles against the dot edge, two runs each, Zen 5: 7×7×1000 68.4–68.7 against 51.9–52.5
+// GFLOP/s; 13×8×700 67.5–68.5 against 76.4–79.3, 10×6×1000 58–62 against 68.5, 5×3×2000 26.5
+// against 40; 12×4×512 even; one run: 16×4×1024 25 against 99, 8×2×4096 21 against 52.
 inline constexpr int kDotNarrowColumns = 8;
 inline constexpr int kDotNarrowMinK = 32;
 int dot_edge_columns(const Workload& w, const GemmConfig& c);

@@ -16,6 +16,23 @@ namespace {
 
 enum Dim { M = 0, N = 1, K = 2 };
 
+// Columns [col, col + Cols) of a row-major k × ldb B into Cols runs of k floats: each row's
+// few floats read at once, the loop over them unrolled (a loop over a run-time count of
+// columns took about twice as long, which few rows of A do not repay).
+template <int Cols>
+void copy_columns(const float* b, int64_t ldb, int64_t k, float* runs) {
+  for (int64_t p = 0; p < k; ++p) {
+    const float* row = b + p * ldb;
+    for (int j = 0; j < Cols; ++j) runs[j * k + p] = row[j];
+  }
+}
+
+using CopyColumnsFn = void (*)(const float*, int64_t, int64_t, float*);
+constexpr std::array<CopyColumnsFn, 9> kCopyColumns = {nullptr,          copy_columns<1>, copy_columns<2>,
+                                                       copy_columns<3>,  copy_columns<4>, copy_columns<5>,
+                                                       copy_columns<6>,  copy_columns<7>, copy_columns<8>};
+static_assert(kCopyColumns.size() == size_t(kDotNarrowColumns) + 1 && kDotEdgeColumns <= kDotNarrowColumns);
+
 struct Block {
   int64_t start = -1;  // -1: not inside this dimension's loop yet
   int64_t size = 0;
@@ -82,8 +99,7 @@ class Walk {
     const float* runs = args_.b + col * w_.ldb;
     if (!w_.trans_b) {
       float* copy = args_.workspace + k_.dot_edge_offset;
-      for (int64_t p = 0; p < w_.k; ++p)
-        for (int64_t j = 0; j < dot_edge_; ++j) copy[j * w_.k + p] = args_.b[p * w_.ldb + col + j];
+      kCopyColumns[size_t(dot_edge_)](args_.b + col, w_.ldb, w_.k, copy);
       runs = copy;
     }
     float* c = c_at(lo_[M], col);

@@ -297,7 +297,7 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       const GemmConfig g = GemmConfig::from(c);
-      const bool narrower = w.n < g.nr && w.m * (g.vec - w.n) > 2 * w.n * g.vec;
+      const bool narrower = w.n < g.nr && 4 * w.m * (g.vec - w.n) > 3 * w.n * g.vec;
       EXPECT_EQ(k->dot_edge_columns, narrower ? w.n : 0);
       if (narrower) {
         EXPECT_EQ(k->tile, nullptr);
