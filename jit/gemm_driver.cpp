@@ -16,8 +16,8 @@ namespace {
 
 enum Dim { M = 0, N = 1, K = 2 };
 
-// Columns [col, col + Cols) of a row-major k × ldb B into Cols runs of k floats: each row's
-// few floats read at once, the loop over them unrolled (a loop over a run-time count of
+// The first Cols columns of a row-major k × ldb B (from b) into Cols runs of k floats: each
+// row's few floats read at once, the loop over them unrolled (a loop over a run-time count of
 // columns took about twice as long, which few rows of A do not repay).
 template <int Cols>
 void copy_columns(const float* b, int64_t ldb, int64_t k, float* runs) {
