@@ -52,6 +52,11 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
     const TileSpec s = dot_edge_spec(w, g);
     requests.push_back({s.key(), emit(s)});
   }
+  const bool column_runs = dot_columns > 0 && !w.trans_b;
+  if (column_runs) {
+    const ColumnRunsSpec s = column_runs_spec(w, g);
+    requests.push_back({s.key(), [s](GemmEmitter& e, const std::string& n) { e.emit_column_runs(s, n); }});
+  }
   const bool pack_a = g.pack_a && !all_dot, pack_b = g.pack_b && !all_dot;
   if (pack_a) {
     const PackASpec s = pack_a_spec(w, g);
@@ -87,6 +92,7 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
     kernel->dot_edge = reinterpret_cast<TileFn>(got.pieces[i++]->fn);
     kernel->dot_edge_columns = dot_columns;
   }
+  if (column_runs) kernel->column_runs = reinterpret_cast<ColumnRunsFn>(got.pieces[i++]->fn);
   if (pack_a) kernel->pack_a = reinterpret_cast<PackAFn>(got.pieces[i++]->fn);
   if (pack_b) kernel->pack_b = reinterpret_cast<PackBFn>(got.pieces[i++]->fn);
   if (w.bias || w.act != ActivationKind::none) kernel->epilogue = reinterpret_cast<EpilogueFn>(got.pieces[i++]->fn);

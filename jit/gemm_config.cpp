@@ -138,9 +138,11 @@ bool half_width_pays(int64_t n, int vec, int widest) {
 int dot_edge_columns(const Workload& w, const GemmConfig& c) {
   if (gemm_dot_form(w, c)) return 0;
   if (w.n < c.nr) {
-    // B's copy costs about 3/4 of an FMA's issue slot a float; then each row of A takes one FMA
-    // per vec values of K and column instead of one per value of K (a tile row's vector).
-    const bool copy_pays = 4 * w.least_m() * (c.vec - w.n) > 3 * w.n * c.vec;
+    // B's copy costs about 3/4 of an FMA's issue slot a float row by row (padded rows); then
+    // each row of A takes one FMA per vec values of K and column instead of one per value of K
+    // (a tile row's vector). Rows one after another are copied by permutes, a fraction of that.
+    const bool copy_pays = 4 * w.least_m() * (c.vec - w.n) > 3 * w.n * c.vec ||
+                           (w.ldb == w.n && w.k >= kDotContiguousMinK);
     return copy_pays && !c.swap && w.n <= kDotNarrowColumns && w.k >= kDotNarrowMinK ? int(w.n) : 0;
   }
   if (w.n == c.nr) return 0;

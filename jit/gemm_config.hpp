@@ -137,11 +137,19 @@ inline constexpr int kDotEdgeColumns = 4;
 // (oneDNN), 200×7×300 0.79x -> 1.6x, 64×3×512 0.43x -> 1.5x (OpenBLAS). K under two
 // vectors stays on the tiles (not measured there), and so do few rows of A where the copy of
 // B's columns costs more than the lanes it saves (dot_edge_columns' model). Default configs
-// on tiles against the dot edge, two runs each, Zen 5: 7×7×1000 68.4–68.7 against 51.9–52.5
+// on tiles against the dot edge copying row by row (now padded rows only), two runs each,
+// Zen 5: 7×7×1000 68.4–68.7 against 51.9–52.5
 // GFLOP/s; 13×8×700 67.5–68.5 against 76.4–79.3, 10×6×1000 58–62 against 68.5, 5×3×2000 26.5
 // against 40; 12×4×512 even; one run: 16×4×1024 25 against 99, 8×2×4096 21 against 52.
 inline constexpr int kDotNarrowColumns = 8;
 inline constexpr int kDotNarrowMinK = 32;
+// A B whose rows lie one after another (ldb = N) is copied by permutes (gemm_column_runs.cpp),
+// 3–4x faster than row by row, and from this K on the dot edge paid at every M measured (Zen 5,
+// default configs on tiles against the dot edge, alternated: 1×4×4096 9.4 against 23.4
+// GFLOP/s, 4×4×1000 29.6 against 103, 2×3×1000 12 against 51, 1×8×4096 18.3 against 23.9,
+// 8×8×128 85 against 102, 16×6×96 70 against 115; 1×8×128 even). Shorter K stays with the
+// model: 1×8×64 24.7 against 20.1, 8×8×40 75.6 against 62.2, 4×4×32 27.7 against 20.9.
+inline constexpr int kDotContiguousMinK = 96;
 int dot_edge_columns(const Workload& w, const GemmConfig& c);
 // Floats of the workspace the dot edge copies its columns of B into (a run along K each),
 // after the packed blocks; 0 where B is transposed (its rows are those runs) or no dot edge.

@@ -16,23 +16,6 @@ namespace {
 
 enum Dim { M = 0, N = 1, K = 2 };
 
-// The first Cols columns of a row-major k × ldb B (from b) into Cols runs of k floats: each
-// row's few floats read at once, the loop over them unrolled (a loop over a run-time count of
-// columns took about twice as long, which few rows of A do not repay).
-template <int Cols>
-void copy_columns(const float* b, int64_t ldb, int64_t k, float* runs) {
-  for (int64_t p = 0; p < k; ++p) {
-    const float* row = b + p * ldb;
-    for (int j = 0; j < Cols; ++j) runs[j * k + p] = row[j];
-  }
-}
-
-using CopyColumnsFn = void (*)(const float*, int64_t, int64_t, float*);
-constexpr std::array<CopyColumnsFn, 9> kCopyColumns = {nullptr,          copy_columns<1>, copy_columns<2>,
-                                                       copy_columns<3>,  copy_columns<4>, copy_columns<5>,
-                                                       copy_columns<6>,  copy_columns<7>, copy_columns<8>};
-static_assert(kCopyColumns.size() == size_t(kDotNarrowColumns) + 1 && kDotEdgeColumns <= kDotNarrowColumns);
-
 struct Block {
   int64_t start = -1;  // -1: not inside this dimension's loop yet
   int64_t size = 0;
@@ -91,15 +74,15 @@ class Walk {
   }
 
   // The last dot_edge_ columns of the range's rows, all of K at once, one row after another.
-  // B's columns are copied into runs along K first, reading B row by row (B transposed: its
-  // rows are those runs).
+  // B's columns are copied into runs along K first by the column_runs piece (B transposed:
+  // its rows are those runs).
   void dot_edge() {
     const int64_t rows = hi_[M] - lo_[M], col = hi_[N];
     if (rows <= 0) return;
     const float* runs = args_.b + col * w_.ldb;
     if (!w_.trans_b) {
       float* copy = args_.workspace + k_.dot_edge_offset;
-      kCopyColumns[size_t(dot_edge_)](args_.b + col, w_.ldb, w_.k, copy);
+      k_.column_runs(args_.b + col, copy);
       runs = copy;
     }
     float* c = c_at(lo_[M], col);

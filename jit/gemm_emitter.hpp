@@ -24,6 +24,7 @@ class GemmEmitter {
   void emit_dot_tile(const TileSpec& s, const std::string& name);    // gemm_dot_tile.cpp
   void emit_pack_a(const PackASpec& s, const std::string& name);     // gemm_pack.cpp
   void emit_pack_b(const PackBSpec& s, const std::string& name);     // gemm_pack.cpp
+  void emit_column_runs(const ColumnRunsSpec& s, const std::string& name);  // gemm_column_runs.cpp
   void emit_epilogue(const EpilogueSpec& s, const std::string& name);  // gemm_epilogue.cpp
   void emit_transpose_out(const TransposeOutSpec& s, const std::string& name);  // gemm_transpose_out.cpp
 
@@ -53,6 +54,9 @@ class GemmEmitter {
                        llvm::Value* cols, const std::vector<llvm::Value*>& acc);
   // W vectors of W lanes, transposed: lane i of result j is lane j of x[i].
   std::vector<llvm::Value*> transpose(std::vector<llvm::Value*> x);
+  // W rows of n floats, one after another in n vectors → n vectors, one per column
+  // (gemm_column_runs.cpp).
+  std::vector<llvm::Value*> columns_of(const std::vector<llvm::Value*>& x);
   // A row of a tile with phases (TileSpec::phases), its groups of lanes summed: lane j of the
   // results (all their lanes in order) holds group j's sum (gemm_microkernel.cpp).
   std::vector<llvm::Value*> phase_sums(std::vector<llvm::Value*> x, int phases);

@@ -33,6 +33,10 @@ std::string PackBSpec::key() const {
          " trans_b=" + std::to_string(trans_b) + " phases=" + std::to_string(phases);
 }
 
+std::string ColumnRunsSpec::key() const {
+  return "column_runs columns=" + std::to_string(columns) + " k=" + std::to_string(k) + " ldb=" + std::to_string(ldb);
+}
+
 std::string EpilogueSpec::key() const {
   return "epilogue ldc=" + std::to_string(ldc) + " bias=" + std::to_string(bias) + " act=" +
          std::string(activation_name(act));
@@ -139,6 +143,10 @@ TileSpec dot_edge_spec(const Workload& w, const GemmConfig& c) {
   t.lda = w.lda, t.ldb = w.trans_b ? w.ldb : w.k, t.ldc = w.ldc;
   t.beta = w.beta == 0.0f ? 0.0f : w.beta;
   return t;
+}
+
+ColumnRunsSpec column_runs_spec(const Workload& w, const GemmConfig& c) {
+  return {dot_edge_columns(w, c), w.k, w.ldb};
 }
 
 bool tile_masks_b(const Workload& w, const GemmConfig& c) { return !c.pack_b && !gemm_dot_form(w, c) && w.n < c.nr; }

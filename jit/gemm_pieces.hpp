@@ -27,6 +27,9 @@ using PackAFn = void (*)(const float* src, float* dst, int64_t mb, int64_t kb);
 // Copies rows [0, kb) × columns [0, nb) of B (from `src`) into panels of nr columns,
 // zero-padded past nb.
 using PackBFn = void (*)(const float* src, float* dst, int64_t kb, int64_t nb);
+// Copies the first `columns` columns of B's k rows (from `src`) into runs of k floats, one per
+// column (ColumnRunsSpec).
+using ColumnRunsFn = void (*)(const float* src, float* runs);
 // C = act(C + bias) over rows × cols of a finished tile.
 using EpilogueFn = void (*)(float* c, const float* bias, int64_t rows, int64_t cols);
 // The swapped form's write: C(i, j) = act(t(j, i) + bias(j) + beta·C(i, j)) for i < rows,
@@ -84,6 +87,13 @@ struct PackBSpec {
   std::string key() const;
 };
 
+// The dot edge's copy of B's columns (B not transposed).
+struct ColumnRunsSpec {
+  int columns = 0;
+  int64_t k = 0, ldb = 0;
+  std::string key() const;
+};
+
 struct EpilogueSpec {
   int64_t ldc = 0;
   bool bias = false;
@@ -125,6 +135,7 @@ TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c);
 // The dot edge's tile (dot_edge_columns): one row, all of K in one block, B's columns as runs
 // of K floats (B transposed: its rows where they lie; else the copy in the workspace).
 TileSpec dot_edge_spec(const Workload& w, const GemmConfig& c);
+ColumnRunsSpec column_runs_spec(const Workload& w, const GemmConfig& c);
 // The tile masks its loads of B (TileSpec::masked_loads): B read in place, narrower than a tile.
 bool tile_masks_b(const Workload& w, const GemmConfig& c);
 // The tile runs rows of tiles across N (TileSpec::sweep_n).

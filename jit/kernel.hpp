@@ -63,9 +63,10 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   // (n_edge_columns()); else the main tile runs them.
   TileFn n_edge_tile = nullptr;
   int64_t n_edge_columns = 0;
-  // The dot edge (dot_edge_columns), where there is one, and where its copy of B's columns
-  // starts in the workspace.
+  // The dot edge (dot_edge_columns), where there is one, the copy of B's columns it reads (B
+  // not transposed) and where that starts in the workspace.
   TileFn dot_edge = nullptr;
+  ColumnRunsFn column_runs = nullptr;
   int64_t dot_edge_columns = 0;
   int64_t dot_edge_offset = 0;
   PackAFn pack_a = nullptr;      // with config pack_a only

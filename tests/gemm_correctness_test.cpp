@@ -290,14 +290,19 @@ TEST(GemmCorrectness, NEdgeTileWhereItSavesA64th) {
 // more, K one shorter, or too few rows: tiles.
 TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
   std::mt19937_64 rng(17);
-  for (const Workload& w : {mm(37, 3, kDotNarrowMinK), epi(padded(mm(70, kDotNarrowColumns, 300)), true, kGelu, 1.0f),
+  // Rows of B one after another (copied by permutes: every count of columns, each with a tail
+  // of K past whole vectors but one), and padded rows (copied row by row).
+  for (const Workload& w : {mm(37, 3, kDotNarrowMinK), mm(7, 7, 1000), epi(mm(3, 5, kDotContiguousMinK + 5), true, kGelu),
+                            mm(2, 2, 111), mm(11, 4, 130), epi(mm(6, 6, 200), false, kRelu, 0.5f), mm(9, 8, 97),
+                            epi(padded(mm(70, kDotNarrowColumns, 300)), true, kGelu, 1.0f),
                             epi(padded(mm(5, 1, 100)), false, ActivationKind::relu)}) {
     const Space space = gemm_space(w, Target::host());
     for (const Config& c : space.sample_distinct(rng, 12)) {
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       const GemmConfig g = GemmConfig::from(c);
-      const bool narrower = w.n < g.nr && 4 * w.m * (g.vec - w.n) > 3 * w.n * g.vec;
+      const bool narrower = w.n < g.nr && (4 * w.m * (g.vec - w.n) > 3 * w.n * g.vec ||
+                                           (w.ldb == w.n && w.k >= kDotContiguousMinK));
       EXPECT_EQ(k->dot_edge_columns, narrower ? w.n : 0);
       if (narrower) {
         EXPECT_EQ(k->tile, nullptr);
@@ -314,7 +319,9 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
   const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
                            "order=nkm split=m tiles=nm swap=0";
   EXPECT_EQ(compile_gemm(mm(24, 4, 1024), four_row_config(mm(24, 4, 1024), rest))->dot_edge_columns, 4);
-  for (const Workload& w : {mm(37, kDotNarrowColumns + 1, 40), mm(37, 3, kDotNarrowMinK - 1), mm(7, 7, 1000)}) {
+  EXPECT_EQ(compile_gemm(mm(7, 7, kDotContiguousMinK), four_row_config(mm(7, 7, kDotContiguousMinK), rest))->dot_edge_columns, 7);
+  for (const Workload& w : {mm(37, kDotNarrowColumns + 1, 40), mm(37, 3, kDotNarrowMinK - 1),
+                            mm(7, 7, kDotContiguousMinK - 1), padded(mm(7, 7, 1000))}) {
     const KernelPtr k = compile_gemm(w, four_row_config(w, rest));
     EXPECT_EQ(k->dot_edge_columns, 0) << w.text();
     EXPECT_NE(k->tile, nullptr) << w.text();
