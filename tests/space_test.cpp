@@ -503,6 +503,33 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
   expect_streaming_tiles(t, {{8, 1, "8x48 kc=256"}});
 }
 
+// A few rows streaming B on full-width AVX-512 AMD (Zen 5): long K blocks; 9..16 rows in two
+// tiles as wide as the registers hold; the next tile's lines fetched ahead only where B's rows
+// sit a multiple of 4 KiB apart. Zen 4 (zmm in halves) keeps tiles of 6 and the fetch.
+TEST(DefaultRule, FewRowsStreamBInTwoTilesOnFullWidthAmd) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  auto tiles = [&t](int64_t m, int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+           " prefetch_n=" + std::to_string(g.prefetch_n);
+  };
+  EXPECT_EQ(tiles(8, 4096, 4096), "8x48 kc=256 prefetch_n=64");
+  EXPECT_EQ(tiles(8, 3072, 3072), "8x48 kc=256 prefetch_n=64");  // 12 KiB: 3 × 4 KiB
+  EXPECT_EQ(tiles(8, 1000, 1000), "8x48 kc=256 prefetch_n=0");
+  EXPECT_EQ(tiles(5, 768, 3072), "5x48 kc=256 prefetch_n=0");
+  EXPECT_EQ(tiles(8, 512, 4096), "8x48 kc=256 prefetch_n=0");  // 2 KiB
+  EXPECT_EQ(tiles(9, 2048, 2048), "5x64 kc=256 prefetch_n=64");
+  EXPECT_EQ(tiles(12, 300, 3000), "6x64 kc=256 prefetch_n=0");
+  EXPECT_EQ(tiles(13, 4096, 1024), "7x48 kc=256 prefetch_n=64");
+  EXPECT_EQ(tiles(15, 233, 1939), "8x48 kc=256 prefetch_n=0");
+  EXPECT_EQ(tiles(16, 4096, 4096), "8x48 kc=256 prefetch_n=64");
+  t.zmm_in_halves = true;
+  EXPECT_EQ(tiles(8, 1000, 1000), "8x48 kc=256 prefetch_n=64");
+  EXPECT_EQ(tiles(16, 4096, 4096), "6x64 kc=256 prefetch_n=64");
+}
+
 // B transposed, up to 32 rows of A against a B larger than L2 and 16 against one in it: the
 // dot tile (B in place) in tiles of up to 4 rows, as even as they go, the next rows fetched
 // ahead; two threads share a B larger than L2's N. More rows pack B. (On AVX-512 whose zmm
