@@ -10,9 +10,10 @@ namespace livetune {
 // An even n splits into the even and the odd floats of each pair of vectors (one two-source
 // permute each), each half again W rows of n / 2 columns; an odd n gathers each column by a
 // chain of two-source permutes, one vector more each. 2 permutes per vector for n = 4, 3 for
-// n = 8, n − 1 for odd n. A fence after each: one wide shuffle of all n vectors joined ran as
-// fast (clang) but took the instruction selector ~30 ms at n = 8 (its demanded-elements walk,
-// as in transpose).
+// n = 8, n − 1 for odd n.
+// A fence after each: one wide shuffle of all n vectors joined ran about as fast end to end
+// but took the instruction selector ~30 ms at n = 8 (its demanded-elements walk, as in
+// transpose).
 std::vector<llvm::Value*> GemmEmitter::columns_of(const std::vector<llvm::Value*>& x) {
   const int n = int(x.size());
   if (n == 1) return x;
@@ -65,16 +66,19 @@ void GemmEmitter::emit_column_runs(const ColumnRunsSpec& s, const std::string& n
     return;
   }
   // B's rows one after another (ldb = columns): W rows are n whole vectors, column j every
-  // n-th float of them from j (columns_of). Measured on Zen 5 against the row-by-row copy
-  // (clang's lowering of the same shuffles): 4 columns × 1024 rows 0.16 against 0.61 µs,
+  // n-th float of them from j (columns_of). The same sort as one wide shuffle, compiled by
+  // clang, against the row-by-row copy on Zen 5: 4 columns × 1024 rows 0.16 against 0.61 µs,
   // 3 × 3008 0.45 against 1.44, 8 × 704 0.29 against 0.91.
   auto window = [&](llvm::Value* from, llvm::Value* to, int rows) {
     std::vector<llvm::Value*> parts;
     for (int v = 0; v < n; ++v) {
-      const int lanes = std::min(W_, rows * n - v * W_);
-      llvm::Value* mask = lanes < W_ ? lane_mask(i64(std::max(lanes, 0))) : nullptr;
-      parts.push_back(lanes > 0 ? load_vector(f32_ptr(from, int64_t(v) * W_), llvm::Align(4), mask)
-                                : llvm::ConstantAggregateZero::get(vec_));
+      const int lanes = std::min(W_, rows * n - v * W_);  // of B's floats left (the tail's rows)
+      if (lanes <= 0) {
+        parts.push_back(llvm::ConstantAggregateZero::get(vec_));
+        continue;
+      }
+      llvm::Value* mask = lanes < W_ ? lane_mask(i64(lanes)) : nullptr;
+      parts.push_back(load_vector(f32_ptr(from, int64_t(v) * W_), llvm::Align(4), mask));
     }
     const std::vector<llvm::Value*> columns = columns_of(parts);
     llvm::Value* mask = rows < W_ ? lane_mask(i64(rows)) : nullptr;
