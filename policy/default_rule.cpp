@@ -238,15 +238,15 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // apart (in few L1 sets; the hardware's fetch falls behind); elsewhere it only takes load
       // slots. 9..16 rows in two tiles as wide as the registers hold, B's lines read by both
       // while in L1 (three tiles of 6 read B three times; 6 × 64 over 6 × 48, paired:
-      // 11×275×1736 1.01x, 12×300×3000 1.05x, 10×333×777 on 5 rows 1.06x). Zen 5, paired over the rule before (prefetch_n 64, tiles of 6
-      // rows past 8), one run each: 5×768×3072 173 against 130 GFLOP/s (oneDNN 188), 6×2000×700
-      // 150–170 against 118–146 (LIBXSMM 167–181), 8×1000×1000 170 against 142, 8×3000×1000
-      // 189 against 173, 8×512×4096 209 against 197, 15×233×1939 193 against 131 (oneDNN 184),
-      // 11×275×1736 171 against 134, 16×1000×1000 201 against 157, 14×512×4096 192 against
-      // 116; rows 4 KiB apart, with the fetch: 8×2048×2048 168 against 151 without,
-      // 8×3072×3072 127 against 96, 16×4096×4096 162 against 125 (tiles of 6), 13×4096×1024
-      // 125 against 97.
-      // (Unmeasured where zmm operations run in halves, Zen 4: the fetch stays there.)
+      // 11×275×1736 1.01x, 12×300×3000 1.05x, 10×333×777 on 5 rows 1.06x). Zen 5, paired over
+      // the rule before (prefetch_n 64, tiles of 6 rows past 8), one run each: 5×768×3072 173
+      // against 130 GFLOP/s (oneDNN 188), 6×2000×700 150–170 against 118–146 (LIBXSMM
+      // 167–181), 8×1000×1000 170 against 142, 8×3000×1000 189 against 173, 8×512×4096 209
+      // against 197, 15×233×1939 193 against 131 (oneDNN 184), 11×275×1736 171 against 134,
+      // 16×1000×1000 201 against 157, 14×512×4096 192 against 116; rows 4 KiB apart, with the
+      // fetch: 8×2048×2048 168 against 151 without, 8×3072×3072 127 against 96, 16×4096×4096
+      // 162 against 125 (tiles of 6), 13×4096×1024 125 against 97. (Unmeasured where zmm
+      // operations run in halves, Zen 4: the fetch and the tiles of 6 stay there.)
       const int64_t stride = w.ldb * int64_t(sizeof(float));
       g.kc = 256, g.prefetch_n = t.zmm_in_halves || (stride & -stride) >= 4096 ? 64 : 0;
       if (w.m > 8 && !narrow && !t.zmm_in_halves) {

@@ -319,7 +319,8 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
   const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
                            "order=nkm split=m tiles=nm swap=0";
   EXPECT_EQ(compile_gemm(mm(24, 4, 1024), four_row_config(mm(24, 4, 1024), rest))->dot_edge_columns, 4);
-  EXPECT_EQ(compile_gemm(mm(7, 7, kDotContiguousMinK), four_row_config(mm(7, 7, kDotContiguousMinK), rest))->dot_edge_columns, 7);
+  const Workload contiguous = mm(7, 7, kDotContiguousMinK);
+  EXPECT_EQ(compile_gemm(contiguous, four_row_config(contiguous, rest))->dot_edge_columns, 7);
   for (const Workload& w : {mm(37, kDotNarrowColumns + 1, 40), mm(37, 3, kDotNarrowMinK - 1),
                             mm(7, 7, kDotContiguousMinK - 1), padded(mm(7, 7, 1000))}) {
     const KernelPtr k = compile_gemm(w, four_row_config(w, rest));
