@@ -138,9 +138,9 @@ inline constexpr int kDotEdgeColumns = 4;
 // vectors stays on the tiles (not measured there), and so do few rows of A where the copy of
 // B's columns costs more than the lanes it saves (dot_edge_columns' model). Default configs
 // on tiles against the dot edge copying row by row (now padded rows only), two runs each,
-// Zen 5: 7×7×1000 68.4–68.7 against 51.9–52.5
-// GFLOP/s; 13×8×700 67.5–68.5 against 76.4–79.3, 10×6×1000 58–62 against 68.5, 5×3×2000 26.5
-// against 40; 12×4×512 even; one run: 16×4×1024 25 against 99, 8×2×4096 21 against 52.
+// Zen 5: 7×7×1000 68.4–68.7 against 51.9–52.5 GFLOP/s; 13×8×700 67.5–68.5 against 76.4–79.3,
+// 10×6×1000 58–62 against 68.5, 5×3×2000 26.5 against 40; 12×4×512 even; one run: 16×4×1024
+// 25 against 99, 8×2×4096 21 against 52.
 inline constexpr int kDotNarrowColumns = 8;
 inline constexpr int kDotNarrowMinK = 32;
 // A B whose rows lie one after another (ldb = N) is copied by permutes (gemm_column_runs.cpp),

@@ -284,10 +284,11 @@ TEST(GemmCorrectness, NEdgeTileWhereItSavesA64th) {
 }
 
 // A B of at most kDotNarrowColumns columns, narrower than the tile, with K at least
-// kDotNarrowMinK long and rows enough to pay for B's copy: the dot edge computes all of C, and
-// neither the tiles nor the packing are compiled. Random configs (packing, orders, splits),
-// B's rows padded, bias, GELU and C accumulated into, whole and in ranges of tiles. One column
-// more, K one shorter, or too few rows: tiles.
+// kDotNarrowMinK long and rows enough to pay for B's copy (any rows from kDotContiguousMinK
+// on, where B's rows lie one after another): the dot edge computes all of C, and neither the
+// tiles nor the packing are compiled. Random configs (packing, orders, splits), B's rows
+// padded, bias, GELU and C accumulated into, whole and in ranges of tiles. One column more, K
+// one shorter, or too few rows for a shorter K or padded rows: tiles.
 TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
   std::mt19937_64 rng(17);
   // Rows of B one after another (copied by permutes: every count of columns, each with a tail
