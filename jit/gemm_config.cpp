@@ -31,7 +31,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
   add("unroll", {1, 2, 4, 8});
   add("prefetch", {0, 4, 8, 16, 32, 64});
   add("prefetch_n", {0, 64, 128, 256, 512});
-  add("prefetch_c", {0, 1});
+  add("prefetch_c", {0, 1, 2});
   add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
   add("split", {0, 1}, {"m", "n"});
   add("tiles", {0, 1}, {"nm", "mn"});
@@ -96,6 +96,8 @@ bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
   if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
   // Ahead along B's rows is for B read in place, a few rows per block; one prefetch stream.
   if (g.prefetch_n > 0 && (g.pack_b || g.prefetch > 0)) return false;
+  // Ahead along C's rows is for tiles that walk along them.
+  if (g.prefetch_c == 2 && g.tiles != TileOrder::mn) return false;
   return true;
 }
 

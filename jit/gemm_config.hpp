@@ -36,7 +36,9 @@ struct GemmConfig {
   // per K block, as for M = 1..8, where each row is a stream of its own.
   int prefetch_n = 0;
   // 1: each tile's C rows are prefetched into L2 before its K loop, so that the update of C
-  // at its end does not wait for memory (0: not at all).
+  // at its end does not wait for memory. 2: tiles walking along C's rows (tiles=mn) fetch
+  // the lines some tiles ahead of them, for writing: on short K the stores of a C beyond the
+  // caches are the work (0: not at all).
   int prefetch_c = 0;
   LoopOrder order = LoopOrder::nkm;
   Split split = Split::m;
@@ -52,7 +54,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 23;
+inline constexpr int kGemmTemplateVersion = 24;
 
 Space gemm_space(const Workload& w, const Target& t);
 

@@ -173,11 +173,16 @@ class Walk {
         }
       }
     } else {
+      // Across N a row of tiles at a time, C written row band after row band: one call runs
+      // the whole panels, a second the N edge (a call per tile cost more than a tile's FMAs on
+      // short K).
+      const int64_t whole = nb / nr;
       for (const Band& band : bands_of(mb).list)
         for (int64_t t = 0; t < band.count; ++t) {
           const int64_t ir = band.ir + t * band.rows;
-          for (int64_t jr = 0; jr < nb; jr += nr)
-            run_tile(ic + ir, ir, band.rows, jc + jr, std::min(nr, nb - jr), b_panel(pc, kb, jc + jr, jr), 1);
+          if (whole > 0) run_tile(ic + ir, ir, band.rows, jc, nr, b_panel(pc, kb, jc, 0), 1, whole);
+          if (nb % nr)
+            run_tile(ic + ir, ir, band.rows, jc + whole * nr, nb % nr, b_panel(pc, kb, jc + whole * nr, whole * nr), 1);
         }
     }
   }
@@ -238,7 +243,7 @@ class Walk {
         done += part;
       }
     }
-    if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, rows * count, cols);
+    if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, rows * count, (panels - 1) * nr_ + cols);
   }
 
   // The A rows of a tile of `rows` rows from `row` (ir within the block). Packing moved a

@@ -53,6 +53,10 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   // the default blocks, a short burst beside the tile's own misses; one line per tile of one
   // row and all tiles fetching, most lines past the panel, ran 15% slower at 512³).
   constexpr int64_t kNextPanelLines = 16;
+  // C written row band by row band beyond the caches (Zen 5, a probe storing 6 rows × 64
+  // floats at a time over 36 MB): 22 GB/s, fetching 64 floats ahead 26, 256–512 ahead 35–37,
+  // 1024 27.
+  constexpr int64_t kCAheadFloats = 256;
   llvm::Value* panel_floats = b_.CreateMul(kb, i64(s.pack_b ? s.b_panel / s.phases : s.nr));
   // `panels` columns of such tiles side by side (whole panels), one call for all: on short K
   // blocks the call per panel was a large part of the time (Zen 3, 8×4096×4096 on 2×32 tiles
@@ -77,12 +81,17 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
       // (main memory, once C outgrows L3 between K blocks). Fetched 64 steps before the update
       // (template v11) they had not: 2048³ ran 10–12% slower, 1024³ and 512×3072×768 9%. The
       // row's last float too: a C from malloc is 16-byte aligned and its rows straddle lines.
-      if (s.prefetch_c)
+      if (s.prefetch_c == 1)
         for (int r = 0; r < s.rows; ++r) {
           llvm::Value* row = f32_ptr(c_t, int64_t(r) * s.ldc);
           prefetch_vectors(row, c_nv, false, 2);
           prefetch_vectors(f32_ptr(row, c_cols - 1), 1, false, 2);
         }
+      // Ahead along the rows: each tile fetches as many lines as it writes, so that the lines
+      // of the tiles to its right are covered, each some hundred cycles before its stores.
+      if (s.prefetch_c == 2)
+        for (int r = 0; r < s.rows; ++r)
+          prefetch_vectors(f32_ptr(c_t, int64_t(r) * s.ldc + kCAheadFloats), c_nv, true, 3);
       emit_k_loop(s, a_t, b_t, kb, loads, acc);
       if (s.phases > 1) {
         // Each row's groups of lanes summed into its columns of C, stored as a tile of those.

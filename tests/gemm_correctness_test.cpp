@@ -422,6 +422,31 @@ TEST(GemmCorrectness, PlannedCalls) {
   EXPECT_TRUE(plan_of(mm(520, 520, 16), "pack_b=0 split=m tiles=nm").empty()) << "C past the largest operand";
 }
 
+// Tiles walking along C's rows (tiles=mn): one call per row of tiles runs its whole panels,
+// another its N edge, and the epilogue covers the row's panels; with C's lines fetched ahead
+// along the rows (prefetch_c 2) or not, on packed B and B read in place, edge rows, in ranges
+// that split M or N, with bias, GELU and C accumulated into.
+TEST(GemmCorrectness, TilesAlongRows) {
+  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
+  const Workload w = epi(padded(mm(23, 3 * nv * v + v + 1, 5)), true, kGelu, 1.0f);
+  for (const std::string variant : {"pack_b=1 split=m prefetch_c=2", "pack_b=0 split=m prefetch_c=2",
+                                    "pack_b=1 split=n prefetch_c=0", "pack_b=0 split=n prefetch_c=2"}) {
+    const Config c = four_row_config(
+        w, "kc=8 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 order=nkm swap=0 tiles=mn " + variant);
+    SCOPED_TRACE(describe(w, &c));
+    const KernelPtr k = compile_gemm(w, c);
+    const Problem p(w, w.hash());
+    for (int64_t pieces = 1; pieces <= 3; ++pieces) {
+      const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+      EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+    }
+  }
+  EXPECT_THROW(four_row_config(w, "kc=8 mc=96 nc=1536 pack_a=0 pack_b=1 unroll=4 prefetch=0 prefetch_n=0 "
+                                 "prefetch_c=2 order=nkm swap=0 split=m tiles=nm"),
+               std::invalid_argument)
+      << "fetching C ahead along the rows needs tiles that walk along them";
+}
+
 // The last N mod nr columns, up to kDotEdgeColumns, on the dot edge after the blocked walk:
 // copied from B as runs along K (B transposed and packed: its rows read where they lie), in
 // ranges that split M or N (only the range that ends at N has them), on B read in place with

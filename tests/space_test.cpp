@@ -402,6 +402,7 @@ std::vector<Workload> default_rule_workloads() {
   out.push_back(Workload::matmul(65, 68, 65));
   out.push_back(Workload::matmul(13, 21, 700, true));  // the dot tile on a B in L2
   out.push_back(Workload::matmul(24, 21, 700, true));  // and past 16 rows, with an edge band
+  out.push_back(Workload::matmul(2100, 2000, 5));  // C past the caches: tiles along its rows (AMD)
   return out;
 }
 
@@ -692,6 +693,32 @@ TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
   EXPECT_TRUE(packed(128, 768, 768));
   t.zmm_in_halves = false, t.intel = true;
   EXPECT_TRUE(packed(128, 768, 768));
+}
+
+// A K of a few steps and a C beyond the caches on AMD's AVX-512: tiles walk along C's rows,
+// all of N in one block, fetching C's lines ahead; B read in place up to 8 rows. A C the
+// caches hold (or L3, where that is smaller), K from 17 on, and Intel keep the walk down.
+TEST(DefaultRule, ShortKWithCBeyondTheCachesWalksAlongRows) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = int64_t(32) << 20;
+  auto walk = [&t](int64_t m, int64_t n, int64_t k, bool trans_b = false) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, trans_b), t, 1));
+    if (g.tiles == TileOrder::nm) return std::string("down") + (g.prefetch_c == 2 ? " fetching ahead" : "");
+    return std::string("along") + (g.prefetch_c == 2 ? " fetching ahead" : "") + (g.pack_b ? " packed" : "") +
+           (g.nc >= n ? " one block" : "");
+  };
+  EXPECT_EQ(walk(3000, 3000, 3), "along fetching ahead one block");
+  EXPECT_EQ(walk(4096, 1024, 8), "along fetching ahead one block");
+  EXPECT_EQ(walk(1024, 4096, 16), "along fetching ahead packed one block");
+  EXPECT_EQ(walk(2048, 2048, 8, true), "along fetching ahead packed one block");
+  EXPECT_EQ(walk(1448, 1448, 8), "down");  // 8.4 MB
+  EXPECT_EQ(walk(2048, 2048, 17), "down");
+  t.l3_bytes = int64_t(4) << 20;
+  EXPECT_EQ(walk(1448, 1448, 8), "along fetching ahead one block");
+  EXPECT_EQ(walk(1000, 1000, 8), "down");
+  t.intel = true;
+  EXPECT_EQ(walk(3000, 3000, 3), "down");
 }
 
 TEST(DefaultRule, GivesValidConfigs) {
