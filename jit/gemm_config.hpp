@@ -131,6 +131,12 @@ bool half_width_pays(int64_t n, int vec, int widest);
 // dot edge, gemm_driver.cpp), each value of C a reduction along K — a tile of vectors across N
 // would compute a whole vector per column. 0: none. Not in the dot form, nor on N of one tile.
 inline constexpr int kDotEdgeColumns = 4;
+// ...where K is at least a vector long: shorter, each column's dot product is one masked FMA
+// and a sum across lanes per row, and the N-edge tile's vector costs less. Zen 5, 6 × 48 on
+// 100×100×K with and without the dot edge (4 columns), alternated, against OpenBLAS in the
+// same runs: K = 4 1.0x against 1.3x (all 2–4 vector widths), 8 1.08x against 1.12–1.24x, 16
+// even (1.11–1.13x), 32 1.03–1.05x against 0.95–0.97x, 64 1.02–1.03x against 0.89–0.92x.
+inline constexpr int kDotEdgeMinK = 16;
 // All of a B narrower than the tile, where it has at most kDotNarrowColumns columns and K
 // runs at least kDotNarrowMinK long (a classifier's few outputs, a projection to a handful of
 // values): a tile of vectors across N would compute a whole vector for its N columns, the dot

@@ -36,10 +36,11 @@ int at_least(const Knob& knob, int64_t want) {
 // 160³ even), or the dot edge's columns each as two (as many FMAs as a column of the tile,
 // then its sums and B's copy). Paired on Zen 5, 6 × 64 with a dot edge of 4 columns over 6 ×
 // 48 with an N-edge tile: 65×68×65 1.06–1.11x, 1000×68×300 1.16x, 100×260×100 1.10x,
-// 200×132×512 1.09x, 65×132×65 1.02–1.05x; of 1 column: 65³ 1.16x, 129³ 1.09x.
-int64_t columns_worked(int64_t n, int width) {
+// 200×132×512 1.09x, 65×132×65 1.02–1.05x; of 1 column: 65³ 1.16x, 129³ 1.09x. (K shorter
+// than kDotEdgeMinK has no dot edge.)
+int64_t columns_worked(int64_t n, int64_t k, int width) {
   const int64_t rest = n % width;
-  return rest <= kDotEdgeColumns ? n + rest : columns_computed(n, width);
+  return rest <= kDotEdgeColumns && k >= kDotEdgeMinK ? n + rest : columns_computed(n, width);
 }
 
 // Vectors of `vec` floats per tile row, from `fewest` to `most`, whose tiles cost the least
@@ -122,8 +123,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // 0.84x, on 12 × 32 0.98x; Zen 5, 6 × 48 over 6 × 64: 513³ 1.09x, 480³ 1.07x, 460³ 1.06x,
     // with it even on 460³ and 480³).
     if (w.m > 8 && w.n >= g.nr) {
-      const int best = vectors_costing_least(w.n, vec, 2, 4, columns_worked);
-      if (columns_worked(w.n, best * vec) * 16 <= columns_worked(w.n, g.nr) * 15) g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
+      auto worked = [&w](int64_t n, int width) { return columns_worked(n, w.k, width); };
+      const int best = vectors_costing_least(w.n, vec, 2, 4, worked);
+      if (worked(w.n, best * vec) * 16 <= worked(w.n, g.nr) * 15) g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
     }
   } else {
     g.mr = 6, g.nr = 2 * vec;
@@ -154,7 +156,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // LIBXSMM 120), 100×17×100 157–159 against 115–118 (127–129), 64×20×64 156–158 against
     // 137–138 (139–141).
     const int64_t past_vectors = w.n % vec;
-    if (t.avx512 && g.vec == vec && w.n > vec && past_vectors <= kDotEdgeColumns && past_vectors > 0)
+    if (t.avx512 && g.vec == vec && w.n > vec && past_vectors <= kDotEdgeColumns && past_vectors > 0 &&
+        w.k >= kDotEdgeMinK)
       g.nr = int(w.n - past_vectors);
     const int nv = g.nr / g.vec;
     g.mr = 1;

@@ -476,6 +476,17 @@ TEST(GemmCorrectness, DotEdge) {
       }
     }
   }
+  // K shorter than kDotEdgeMinK: the N-edge tile runs those columns, a vector wide.
+  const std::string rest = "kc=32 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
+                           "order=nkm swap=0 split=m tiles=nm";
+  for (const int64_t k : {kDotEdgeMinK - 1, kDotEdgeMinK}) {
+    const Workload w = mm(23, 2 * nv * v + 3, k);
+    const KernelPtr kernel = compile_gemm(w, four_row_config(w, rest));
+    EXPECT_EQ(kernel->dot_edge_columns, k < kDotEdgeMinK ? 0 : 3) << w.text();
+    EXPECT_EQ(kernel->n_edge_columns, k < kDotEdgeMinK ? v : 0) << w.text();
+    const Problem p(w, w.hash());
+    EXPECT_EQ(compare_c(w, run_in_ranges(*kernel, p, 2), p.want, matmul_tolerance(w, 1.0)), "") << w.text();
+  }
 }
 
 // B read in place from a buffer at any offset from a cache line: on wide B the tiles start

@@ -422,6 +422,9 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(160, 160, 160), "12x32/16");  // 160, not 192
   EXPECT_EQ(tile(65, 68, 65), "6x64/16");      // 64 and 4 dot-edge columns (72), not 96
   EXPECT_EQ(tile(100, 260, 100), "6x64/16");   // 264, not 288
+  EXPECT_EQ(tile(100, 100, 32), "6x48/16");    // 96 and 4 dot-edge columns (104), not 128
+  EXPECT_EQ(tile(100, 100, 4), "4x64/16");     // no dot edge on K this short: 128 either way
+  EXPECT_EQ(tile(40, 33, 8), "8x48/16");       // nor 32 and one on it
   EXPECT_EQ(tile(200, 1028, 512), "6x64/16");  // 1032, not 1056
   EXPECT_EQ(tile(513, 513, 513), "6x64/16 packed");  // a dot edge of one column: 528 either way
   EXPECT_EQ(tile(1025, 1025, 1025), "6x64/16 packed");
