@@ -308,7 +308,17 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   const bool streamed_transposed_b = w.trans_b && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes;
   const DotRows in_l2 = w.trans_b && !streamed_transposed_b && w.m <= 32 ? dot_tile_rows(w, t) : DotRows{};
   const double packed_efficiency = 0.8 * double(w.n) / double(columns_computed(w.n, g.nr));
-  const bool dot_in_l2 = in_l2.rows > 0 && (w.m <= 16 || in_l2.efficiency >= packed_efficiency);
+  // K under 4 vectors: each value of C's sum across lanes costs as much as a few steps of its
+  // K loop, and packed tiles win unless N leaves most of their lanes empty (under 4 vectors,
+  // not whole ones). Zen 5, the dot tile against packed tiles, paired: 8×128×32 68 against 163
+  // GFLOP/s, 8×128×48 115 against 151, 4×64×32 99 against 112, 8×32×32 81 against 114,
+  // 20×211×K (17..32 rows by the model) K = 22 49 against 90, 64 103 against 136, 96 123
+  // against ~136; narrow: 7×7×40 66 against 12, 16×12×48 109 against 48, 16×40×40 100 against
+  // 62, 12×33×56 and 13×8×32 even; K = 64 at 8×128 131 against 116.
+  constexpr int64_t kDotTileMinK = 64;
+  const bool lanes_left_empty = w.n < 4 * vec && w.n % vec != 0;
+  const bool dot_in_l2 = in_l2.rows > 0 && (w.k >= kDotTileMinK || lanes_left_empty) &&
+                         (w.m <= 16 || in_l2.efficiency >= packed_efficiency);
   // One column past 32 rows (a matrix times a vector: Workload::kernel_form makes a K×1 B one
   // row of B transposed): the dot tile, 8 rows (accumulators enough for the FMA's latency on
   // two units), each row of A one run; packed tiles compute one lane of each vector. Zen 5,
@@ -372,7 +382,13 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 4096, in one run each against the default before (the dot tile, or 2 vectors without
   // phases) and oneDNN: M = 2 38.4 (35.9, 19.8), 4 65.1 (59.4, 41.1), 6 88.3 (69.1, 55.5), 8
   // 112.7 (89.8, 67.5), 12 149.9 (110.2, 87.5), 24 193.1 (139.6, 125.7).
-  const bool swap_pays = (streamed_transposed_b ? w.m > 1 : w.trans_b && w.m > 32) && w.n >= 64;
+  // Past 32 rows only from K = 256 on: shorter, writing C^T out transposed costs more than the
+  // swap saves (Zen 5, paired over packed B: 65³ 0.64x, 100³ 0.76x, 64³ 0.84x, 128³ 0.94x,
+  // 64×256×64 0.98x, 48×512×128 0.97x, 64×256×128 1.05x, 64×20000×64 0.94x; 64×256×256 1.07x,
+  // 96×384×384 1.02x, 64×256×512 1.10x).
+  constexpr int64_t kSwapMinK = 256;
+  const bool swap_pays = (streamed_transposed_b ? w.m > 1 : w.trans_b && w.m > 32) && w.n >= 64 &&
+                         (w.m <= 32 || w.k >= kSwapMinK);
   if (t.avx512 && !t.intel && !t.zmm_in_halves && swap_pays && swap_possible(w)) {
     GemmConfig s = g;
     s.swap = true, s.vec = vec;

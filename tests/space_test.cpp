@@ -596,6 +596,11 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
   EXPECT_EQ(form(24, 21, 700), "dot 5 rows");   // packed tiles would compute 32 columns of 21
   EXPECT_EQ(form(32, 512, 512), "dot 3 rows");  // A from L2: a few rows, groups of 8
   EXPECT_EQ(form(24, 64, 2048), "packed");  // A and B from L2 at every height
+  // K under 4 vectors: packed, unless N leaves most lanes of packed tiles empty.
+  EXPECT_EQ(form(8, 128, 32), "packed");
+  EXPECT_EQ(form(8, 32, 32), "packed");
+  EXPECT_EQ(form(16, 40, 40), "dot 8 rows");
+  EXPECT_EQ(form(7, 7, 40), "dot 7 rows");
   // B larger than L2: the streamed rule's tiles of up to 4 rows up to 8 rows where the swapped
   // form takes no phases, then swapped.
   EXPECT_EQ(form(7, 4096, 4096), "dot 4 rows");
@@ -624,6 +629,12 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   EXPECT_EQ(form(mm(33, 4096, 4096), 1), "6x64 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(128, 768, 768), 2), "6x64 kc=768 nc=128 split m");
   EXPECT_EQ(form(mm(64, 256, 512), 1), "6x64 kc=512 nc=64 split m");  // in L2
+  EXPECT_EQ(form(mm(64, 256, 256), 1), "6x64 kc=256 nc=64 split m");
+  // Past 32 rows K from 256 on: shorter, the transposed write of C costs more.
+  EXPECT_EQ(form(mm(64, 256, 255), 1), "not swapped");
+  EXPECT_EQ(form(mm(65, 65, 65), 1), "not swapped");
+  EXPECT_EQ(form(mm(64, 20000, 64), 1), "not swapped");
+  EXPECT_EQ(form(mm(16, 20000, 64), 1), "8x32 kc=64 nc=64 split m");
   // Under 9 rows only where M's columns fill the lanes in groups of a power of two
   // (gemm_phases), else the dot tile; on 3 vectors where 2 take no phases (M = 6, 12, 24).
   EXPECT_EQ(form(mm(8, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
