@@ -80,26 +80,15 @@ void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
     return;
   }
   const llvm::Align vec_align(size_t(W_) * 4);
-  llvm::Value* zero = llvm::ConstantAggregateZero::get(vec_);
   const int nv = s.nr / W_;
 
-  // Copies row p of the panel starting at column jr, from b(p, jr) at `from` (B transposed:
-  // b(jr, p)) to `to`; `masked` only for the panel at the N edge, `cols` = nb - jr.
+  // Copies row p of the panel starting at column jr, from b(p, jr) at `from` to `to` (B not
+  // transposed); `masked` only for the panel at the N edge, `cols` = nb - jr.
   auto copy_row = [&](llvm::Value* from, llvm::Value* to, llvm::Value* cols, bool masked) {
     for (int v = 0; v < nv; ++v) {
       llvm::Value* mask = masked ? lane_mask(b_.CreateSub(cols, i64(int64_t(v) * W_))) : nullptr;
-      llvm::Value* x;
-      if (!s.trans_b) {
-        x = load_vector(f32_ptr(from, int64_t(v) * W_), llvm::Align(4), mask);
-      } else {
-        // B is N×K: the W values of row p sit ldb apart; gather them.
-        std::vector<llvm::Constant*> offs;
-        for (int l = 0; l < W_; ++l) offs.push_back(b_.getInt64(int64_t(l) * s.ldb));
-        llvm::Value* base = f32_ptr(from, int64_t(v) * W_ * s.ldb);
-        llvm::Value* ptrs = b_.CreateInBoundsGEP(f32_, base, llvm::ConstantVector::get(offs));
-        x = b_.CreateMaskedGather(vec_, ptrs, llvm::Align(4), masked ? mask : b_.getAllOnesMask(llvm::ElementCount::getFixed(unsigned(W_))), zero);
-      }
-      b_.CreateAlignedStore(x, f32_ptr(to, int64_t(v) * W_), vec_align);
+      b_.CreateAlignedStore(load_vector(f32_ptr(from, int64_t(v) * W_), llvm::Align(4), mask),
+                            f32_ptr(to, int64_t(v) * W_), vec_align);
     }
   };
   llvm::Value* full = b_.CreateMul(b_.CreateSDiv(nb, i64(s.nr)), i64(s.nr));  // columns in whole panels
@@ -118,40 +107,49 @@ void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
         copy_row(at[0], at[1], b_.CreateSub(nb, jr), false);
       }, "pb.jr");
     }, "pb.p");
+    ir::emit_if(b_, b_.CreateICmpSLT(full, nb), [&] {
+      llvm::Value* from = f32_ptr(src, full);
+      llvm::Value* to = f32_ptr(dst, b_.CreateMul(full, kb));
+      ir::emit_for(b_, i64(0), kb, 1, {{from, p_from}, {to, i64(s.nr)}}, [&](llvm::Value*, const auto& at) {
+        copy_row(at[0], at[1], b_.CreateSub(nb, full), true);
+      }, "pb.edge");
+    });
   } else {
-    // Whole W × W blocks: W rows of B (W values of p each, one contiguous run) loaded and
-    // transposed in registers, one group of W columns of the panel at a time; the last
-    // kb mod W rows of the panel gathered. Gathering every row (W lanes from W rows of B
-    // ldb apart, often 4 KiB: all in one L1 set) held 32×4096×1024 to 18 GFLOP/s on Zen 4,
-    // 28% of the same GEMM on B not transposed; with these blocks it runs as fast as that.
-    llvm::Value* whole = b_.CreateMul(b_.CreateSDiv(kb, i64(W_)), i64(W_));
-    ir::emit_for(b_, i64(0), full, s.nr, {{src, jr_from}, {dst, jr_to}}, [&](llvm::Value* jr, const auto& panel) {
+    // W × W blocks: W rows of B (W values of p each, one contiguous run) loaded and
+    // transposed in registers, one group of W columns of the panel at a time; the last kb mod
+    // W values of p loaded masked, their rows of the block stored. Gathering every row (W
+    // lanes from W rows of B ldb apart, often 4 KiB: all in one L1 set) held 32×4096×1024 to
+    // 18 GFLOP/s on Zen 4, 28% of the same GEMM on B not transposed; with these blocks it runs
+    // as fast as that. The panel at the N edge too, its rows past nb zeros (gathered row by
+    // row it took longer than the FMAs of a small GEMM: 12×33×56 on 6 × 48 42 GFLOP/s, 76 so).
+    // One block's code for all (compiling it four times over, for whole panels and the edge,
+    // whole blocks of K and its tail, made compiles 37–69 ms): its masks are all-true but at the
+    // edges.
+    const std::vector<ir::Walk> panels = {{src, jr_from}, {dst, jr_to}};
+    ir::emit_for(b_, i64(0), nb, s.nr, panels, [&](llvm::Value* jr, const auto& panel) {
+      llvm::Value* cols = b_.CreateSub(nb, jr);
       const std::vector<ir::Walk> groups = {{panel[0], i64(int64_t(W_) * s.ldb)}, {panel[1], i64(W_)}};
-      ir::emit_for(b_, i64(0), i64(nv), 1, groups, [&](llvm::Value*, const auto& group) {
+      ir::emit_for(b_, i64(0), i64(nv), 1, groups, [&](llvm::Value* v, const auto& group) {
+        llvm::Value* first = b_.CreateMul(v, i64(W_));
         const std::vector<ir::Walk> blocks = {{group[0], i64(W_)}, {group[1], i64(int64_t(W_) * s.nr)}};
-        ir::emit_for(b_, i64(0), whole, W_, blocks, [&](llvm::Value*, const auto& at) {
+        ir::emit_for(b_, i64(0), kb, W_, blocks, [&](llvm::Value* p, const auto& at) {
+          llvm::Value* left = b_.CreateSub(kb, p);
+          llvm::Value* lanes = lane_mask(left);
           std::vector<llvm::Value*> rows;
-          for (int l = 0; l < W_; ++l)
-            rows.push_back(load_vector(f32_ptr(at[0], int64_t(l) * s.ldb), llvm::Align(4), nullptr));
+          for (int l = 0; l < W_; ++l) {
+            llvm::Value* real = b_.CreateICmpSLT(b_.CreateAdd(first, i64(l)), cols);  // B's row exists
+            llvm::Value* mask = b_.CreateAnd(lanes, b_.CreateVectorSplat(unsigned(W_), real));
+            rows.push_back(load_vector(f32_ptr(at[0], int64_t(l) * s.ldb), llvm::Align(4), mask));
+          }
           rows = transpose(rows);
-          for (int l = 0; l < W_; ++l)
-            b_.CreateAlignedStore(rows[size_t(l)], f32_ptr(at[1], int64_t(l) * s.nr), vec_align);
+          for (int l = 0; l < W_; ++l) {
+            llvm::Value* store = b_.CreateVectorSplat(unsigned(W_), b_.CreateICmpSLT(i64(l), left));
+            store_vector(rows[size_t(l)], f32_ptr(at[1], int64_t(l) * s.nr), vec_align, store);
+          }
         }, "pb.t");
       }, "pb.v");
-      const std::vector<ir::Walk> rest = {{f32_ptr(panel[0], whole), p_from},
-                                          {f32_ptr(panel[1], b_.CreateMul(whole, i64(s.nr))), i64(s.nr)}};
-      ir::emit_for(b_, whole, kb, 1, rest, [&](llvm::Value*, const auto& at) {
-        copy_row(at[0], at[1], b_.CreateSub(nb, jr), false);
-      }, "pb.p");
     }, "pb.jr");
   }
-  ir::emit_if(b_, b_.CreateICmpSLT(full, nb), [&] {
-    llvm::Value* from = f32_ptr(src, s.trans_b ? b_.CreateMul(full, i64(s.ldb)) : full);
-    llvm::Value* to = f32_ptr(dst, b_.CreateMul(full, kb));
-    ir::emit_for(b_, i64(0), kb, 1, {{from, p_from}, {to, i64(s.nr)}}, [&](llvm::Value*, const auto& at) {
-      copy_row(at[0], at[1], b_.CreateSub(nb, full), true);
-    }, "pb.edge");
-  });
   b_.CreateRetVoid();
 }
 
