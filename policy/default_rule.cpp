@@ -21,13 +21,25 @@ int nearest_multiple(const Knob& knob, int want, int multiple_of) {
   return best;
 }
 
-// The smallest domain value of `knob` that is at least `want`, else the largest.
-int at_least(const Knob& knob, int64_t want) {
-  int best = -1;
-  for (int v : knob.values)
+// The smallest domain value of `knob` that is at least `want` and a multiple of
+// `multiple_of`, else the largest such multiple.
+int at_least(const Knob& knob, int64_t want, int multiple_of = 1) {
+  int best = -1, largest = -1;
+  for (int v : knob.values) {
+    if (v % multiple_of != 0) continue;
     if (v >= want && (best < 0 || v < best)) best = v;
-  if (best >= 0) return best;
-  return *std::max_element(knob.values.begin(), knob.values.end());
+    largest = std::max(largest, v);
+  }
+  if (largest < 0) throw std::logic_error("no value of knob '" + knob.name + "' fits");
+  return best >= 0 ? best : largest;
+}
+
+// The tallest tile of `nv` vectors the registers hold, of at most `most` rows (at least 1).
+int tallest_rows(const Knob& mr, int64_t most, int nv, int registers) {
+  int tallest = 1;
+  for (int rows : mr.values)
+    if (rows <= most && tile_fits_registers(rows, nv, registers)) tallest = std::max(tallest, rows);
+  return tallest;
 }
 
 // The work of tiles `width` floats wide across N (N > width), in columns: whole tiles, the
@@ -76,7 +88,7 @@ struct DotRows {
 //   8×128×2048   2: 104  4*: 145  5: 123  8: 109
 //   32×512×512   2: 176  3*: 162  4: 168  6: 134  8: 107
 //   24×64×2048   3: 139  8: 83    B packed*: 145 (every height modeled under half)
-DotRows dot_tile_rows(const Workload& w, const Target& t) {
+DotRows dot_tile_rows(const Workload& w, const Target& t, const Knob& mr) {
   const int registers = t.vector_registers();
   const int64_t row_bytes = w.k * int64_t(sizeof(float));
   auto block_cycles = [&](int rows, int cols) {
@@ -92,7 +104,8 @@ DotRows dot_tile_rows(const Workload& w, const Target& t) {
   };
   DotRows best;
   std::tuple<double, int64_t, bool> best_cost;  // cycles, bands, a band of rows left
-  for (int rows = 1; rows <= w.m && dot_columns(rows, registers) >= 1; ++rows) {
+  for (int rows : mr.values) {
+    if (rows > w.m || dot_columns(rows, registers) < 1) continue;
     const std::tuple<double, int64_t, bool> cost{double(w.m / rows) * band(rows) + band(int(w.m % rows)),
                                                  (w.m + rows - 1) / rows, w.m % rows != 0};
     if (best.rows == 0 || cost < best_cost) best.rows = rows, best_cost = cost;
@@ -125,7 +138,11 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (w.m > 8 && w.n >= g.nr) {
       auto worked = [&w](int64_t n, int width) { return columns_worked(n, w.k, width); };
       const int best = vectors_costing_least(w.n, vec, 2, 4, worked);
-      if (worked(w.n, best * vec) * 16 <= worked(w.n, g.nr) * 15) g.nr = best * vec, g.mr = best == 2 ? 12 : 6;
+      // 12 rows on 2 vectors, as many as M has under 12 (9×160×64 was given 12 rows).
+      if (worked(w.n, best * vec) * 16 <= worked(w.n, g.nr) * 15) {
+        g.nr = best * vec, g.mr = 6;
+        if (best == 2) g.mr = tallest_rows(knob(space, "mr"), std::min<int64_t>(w.m, 12), 2, t.vector_registers());
+      }
     }
   } else {
     g.mr = 6, g.nr = 2 * vec;
@@ -159,10 +176,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (t.avx512 && g.vec == vec && w.n > vec && past_vectors <= kDotEdgeColumns && past_vectors > 0 &&
         w.k >= kDotEdgeMinK)
       g.nr = int(w.n - past_vectors);
-    const int nv = g.nr / g.vec;
-    g.mr = 1;
-    for (int mr : knob(space, "mr").values)
-      if (mr <= w.m && tile_fits_registers(mr, nv, t.vector_registers())) g.mr = std::max(g.mr, mr);
+    g.mr = tallest_rows(knob(space, "mr"), w.m, g.nr / g.vec, t.vector_registers());
   }
   // K in one block when it is short (no second pass over C); else blocks that fit L1 with the
   // tile's rows of A.
@@ -235,7 +249,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // 12 1.10x, 16 1.16x.
     g.order = LoopOrder::knm;
     if (w.m == 1) {
-      g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n), g.prefetch_n = t.avx512 ? 128 : 64;
+      g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n, g.nr), g.prefetch_n = t.avx512 ? 128 : 64;
     } else if (t.avx512 && !t.intel) {
       // Fetching the next tile's lines ahead pays only where B's rows sit a multiple of 4 KiB
       // apart (in few L1 sets; the hardware's fetch falls behind); elsewhere it only takes load
@@ -266,9 +280,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // 8×4096×4096: 2.9–3.4x kc = 256, at 1.2x the read probe's roof; N × K 1024×4096,
       // 4096×1024, 11008×4096: 3.4–3.7x; 3000×777 1.3x. Up to 48 rows this beats packing B
       // (N = K = 4096: M = 24 1.6x, 32 1.3x, 48 1.3x; 64 1.04x, 96 1.14x, both under oneDNN).
-      int tallest = 1;
-      for (int mr : knob(space, "mr").values)
-        if (mr <= std::min<int64_t>(w.m, 12)) tallest = std::max(tallest, mr);
+      const int tallest = tallest_rows(knob(space, "mr"), std::min<int64_t>(w.m, 12), 2, t.vector_registers());
       const int64_t tiles = (w.m + tallest - 1) / tallest;
       g.mr = at_least(knob(space, "mr"), (w.m + tiles - 1) / tiles), g.nr = 2 * vec, g.kc = 32, g.prefetch_n = 128;
     } else {
@@ -306,7 +318,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 1.75–1.79x → 1.98–1.99x; 12×300×300 even (2.25–2.33x, 2.21–2.25x). 24×64×2048 stays packed
   // (the dot tile's best 139 GFLOP/s, packed 145).
   const bool streamed_transposed_b = w.trans_b && w.k * w.n * int64_t(sizeof(float)) > t.l2_bytes;
-  const DotRows in_l2 = w.trans_b && !streamed_transposed_b && w.m <= 32 ? dot_tile_rows(w, t) : DotRows{};
+  const DotRows in_l2 =
+      w.trans_b && !streamed_transposed_b && w.m <= 32 ? dot_tile_rows(w, t, knob(space, "mr")) : DotRows{};
   const double packed_efficiency = 0.8 * double(w.n) / double(columns_computed(w.n, g.nr));
   // K under 4 vectors: each value of C's sum across lanes costs as much as a few steps of its
   // K loop, and packed tiles win unless N leaves most of their lanes empty (under 4 vectors,
@@ -324,11 +337,13 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // two units), each row of A one run; packed tiles compute one lane of each vector. Zen 5,
   // one run each, GFLOP/s of this default (the packed one before; the best peer, K×1 as
   // asked): 2048×1×2048 40.0 (6.9; oneDNN 10.5), 4096×1×4096 23.7 (oneDNN 9.6), 512×1×512
-  // 45.7 (OpenBLAS 43.2). Tiles of 4 rows were up to 25% slower, 12 rows even.
+  // 45.7 (OpenBLAS 43.2). Tiles of 4 rows were up to 25% slower, 12 rows even. With 16
+  // registers (AVX2), 7 rows: the most whose sums and operands they hold.
   const bool one_column = w.trans_b && w.n == 1 && w.m > 32;
   if ((streamed_transposed_b && w.m <= 32) || dot_in_l2 || one_column) {
     const int64_t tiles = (w.m + 3) / 4;
-    g.mr = one_column ? 8 : streamed_transposed_b ? int((w.m + tiles - 1) / tiles) : in_l2.rows;
+    const int one_column_rows = dot_columns(8, t.vector_registers()) >= 1 ? 8 : 7;
+    g.mr = one_column ? one_column_rows : streamed_transposed_b ? int((w.m + tiles - 1) / tiles) : in_l2.rows;
     g.vec = vec, g.nr = 4 * vec;
     const int group = dot_columns(g.mr, t.vector_registers());
     for (int nv = 4; nv >= 1; --nv)
@@ -449,7 +464,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   const int64_t c_bytes = w.m * w.ldc * int64_t(sizeof(float));
   if (t.avx512 && !t.intel && !narrow && !g.swap && !gemm_dot_form(w, g) && w.k <= 16 && w.m > g.mr &&
       c_bytes >= std::min(t.l3_bytes, kCBeyondCachesBytes)) {
-    g.tiles = TileOrder::mn, g.prefetch_c = 2, g.nc = at_least(knob(space, "nc"), w.n);
+    g.tiles = TileOrder::mn, g.prefetch_c = 2, g.nc = at_least(knob(space, "nc"), w.n, g.nr);
     g.pack_b = w.trans_b || w.k > 8;
   }
   // Enough tiles along M for every thread, else split N. B streamed from memory: split N, so

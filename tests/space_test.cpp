@@ -746,6 +746,35 @@ TEST(DefaultRule, GivesValidConfigs) {
   }
 }
 
+// Every branch of the rule on every kind of target, over a grid dense in the small sizes
+// where the branches meet (9×160×64 once got a 12-row tile on 9 rows).
+TEST(DefaultRule, GivesValidConfigsOverAGridOfShapesOnEveryTarget) {
+  Target zen5;
+  zen5.avx2 = zen5.avx512 = true;
+  zen5.l1d_bytes = 48 * 1024, zen5.l2_bytes = 1024 * 1024, zen5.l3_bytes = 32 << 20;
+  Target zen4 = zen5, intel = zen5, avx2;
+  zen4.zmm_in_halves = true, zen4.l1d_bytes = 32 * 1024;
+  intel.intel = true, intel.l2_bytes = 2 << 20;
+  avx2.avx2 = true, avx2.l2_bytes = 512 * 1024;
+  for (const auto& [name, t] : std::initializer_list<std::pair<const char*, Target>>{
+           {"host", host()}, {"zen5", zen5}, {"zen4", zen4}, {"intel", intel}, {"avx2", avx2}})
+    for (int64_t m : {1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 31, 33, 48, 97, 129, 600, 4000})
+      for (int64_t n : {1, 3, 15, 17, 20, 33, 47, 50, 63, 65, 100, 129, 160, 195, 257, 453, 1000, 4100})
+        for (int64_t k : {1, 3, 8, 15, 16, 27, 63, 64, 300, 700, 4100})
+          for (bool trans_b : {false, true})
+            for (int64_t pad : {0, 512}) {
+              Workload w = Workload::matmul(m, n, k, trans_b);
+              w.lda += pad, w.ldb += pad, w.ldc += pad;
+              const Space space = gemm_space(w, t);
+              for (int threads : {1, 2}) {
+                Config c;
+                ASSERT_NO_THROW(c = default_gemm_config(w, t, threads))
+                    << name << ": " << w.text() << " threads=" << threads;
+                ASSERT_TRUE(space.valid(c)) << name << ": " << test::describe(w, &c) << " threads=" << threads;
+              }
+            }
+}
+
 TEST(DefaultRule, ConfigsCompileAndMatchTheReference) {
   const auto all = default_rule_workloads();
   // Every fourth shape plus the special ones: about 25 compiles.
