@@ -144,6 +144,16 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
         if (best == 2) g.mr = tallest_rows(knob(space, "mr"), std::min<int64_t>(w.m, 12), 2, t.vector_registers());
       }
     }
+    // 9..16 rows that no tile covers in one band (all but 10 and 12, on 2 vectors): two bands
+    // as even as they go, not tiles of 6 or 8 over an edge band of a few rows (13 = 6 + 6 + 1)
+    // whose FMAs wait on their latency; past 6 rows 2 vectors wide (3: 0.93–1.0x of it). Zen 5,
+    // every tile of 2..4 vectors on 9, 11, 13..16 × 100, 160, 256 × 64, 300 (B in place): these
+    // reach 0.94–1.0 of the best, the default before 0.79–0.95 (13×256×300 162 against 199
+    // GFLOP/s, 11×160×300 166 against 214, 9×160×300 172 against 202). Unmeasured on Intel.
+    if (w.m > 8 && w.m <= 16 && w.n >= g.nr && !t.zmm_in_halves && g.mr != w.m) {
+      g.mr = int((w.m + 1) / 2);
+      if (g.mr > 6) g.nr = 2 * vec;
+    }
   } else {
     g.mr = 6, g.nr = 2 * vec;
     if (w.m <= 4) g.mr = int(w.m), g.nr = 3 * vec;

@@ -433,6 +433,32 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(2048, 2048, 2048), "6x64/16 packed");
 }
 
+// 9..16 rows on full-width AVX-512 with B in L2: one band where a tile of 2 vectors holds all
+// the rows, else two bands as even as they go (no thin edge band), 2 vectors past 6 rows.
+TEST(DefaultRule, NineToSixteenRowsRunInTwoEvenBands) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 << 20;
+  auto tile = [&t](int64_t m, int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr);
+  };
+  EXPECT_EQ(tile(9, 256, 64), "5x64");
+  EXPECT_EQ(tile(9, 160, 300), "5x32");  // the width N's edge least wastes, as before
+  EXPECT_EQ(tile(9, 100, 64), "5x48");
+  EXPECT_EQ(tile(11, 160, 300), "6x32");
+  EXPECT_EQ(tile(13, 256, 300), "7x32");
+  EXPECT_EQ(tile(15, 256, 64), "8x32");
+  EXPECT_EQ(tile(16, 160, 64), "8x32");
+  EXPECT_EQ(tile(10, 160, 64), "10x32");  // one band
+  EXPECT_EQ(tile(12, 160, 64), "12x32");
+  EXPECT_EQ(tile(10, 256, 64), "5x64");
+  EXPECT_EQ(tile(12, 256, 64), "6x64");
+  EXPECT_EQ(tile(17, 256, 64), "6x64");  // past 16 rows, as before
+  t.zmm_in_halves = true;
+  EXPECT_EQ(tile(13, 256, 300), "6x64");  // unmeasured where zmm operations run in halves
+}
+
 // Long K on packed B (AVX-512): K blocks whose rows of A fill at most half of L1, even ones.
 TEST(DefaultRule, KBlocksFollowL1) {
   Target t;
