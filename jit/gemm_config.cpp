@@ -12,7 +12,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
   auto add = [&](std::string name, std::vector<int> values, std::vector<std::string> labels = {}) {
     knobs->push_back(Knob{std::move(name), std::move(values), std::move(labels)});
   };
-  add("mr", {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16});
+  add("mr", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16});
   // Up to four vectors of either width; the zmm widths first: Space::enumerate walks the
   // domains in order, and a first value valid with every other knob's first keeps it from
   // stepping through all later knobs' values before it meets a valid config.
@@ -24,7 +24,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
     add("vec", {8});
   }
   add("kc", {8, 16, 32, 64, 128, 192, 256, 320, 384, 512, 768, 1024, 2048, 4096});
-  add("mc", {16, 24, 32, 48, 64, 72, 96, 120, 144, 168, 192, 240, 288, 384, 480, 576, 768, 960});
+  add("mc", {16, 24, 32, 48, 64, 72, 96, 120, 144, 168, 176, 192, 208, 240, 288, 384, 480, 576, 768, 960});
   add("nc", {64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096});
   add("pack_a", {0, 1});
   add("pack_b", {0, 1});

@@ -144,15 +144,18 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
         if (best == 2) g.mr = tallest_rows(knob(space, "mr"), std::min<int64_t>(w.m, 12), 2, t.vector_registers());
       }
     }
-    // 9..16 rows that no tile covers in one band (all but 10 and 12, on 2 vectors): two bands
-    // as even as they go, not tiles of 6 or 8 over an edge band of a few rows (13 = 6 + 6 + 1)
-    // whose FMAs wait on their latency; past 6 rows 2 vectors wide (3: 0.93–1.0x of it). Zen 5,
-    // every tile of 2..4 vectors on 9, 11, 13..16 × 100, 160, 256 × 64, 300 (B in place): these
-    // reach 0.94–1.0 of the best, the default before 0.79–0.95 (13×256×300 162 against 199
-    // GFLOP/s, 11×160×300 166 against 214, 9×160×300 172 against 202). Unmeasured on Intel.
-    if (w.m > 8 && w.m <= 16 && w.n >= g.nr && !t.zmm_in_halves && g.mr != w.m) {
-      g.mr = int((w.m + 1) / 2);
-      if (g.mr > 6) g.nr = 2 * vec;
+    // 9..16 rows: tiles 2 vectors wide, all rows in one band up to 13 (the most 2 vectors' sums
+    // leave registers for), else two bands as even as they go — not tiles of 6 or 8 over an edge
+    // band of a few rows (13 = 6 + 6 + 1) whose FMAs wait on their latency. Zen 5, every tile
+    // of 2..4 vectors on 9, 11, 13..16 × 100, 160, 256 × 64, 300 (B in place): two even bands
+    // 0.94–1.0 of the best, the default before 0.79–0.95; one band over two, paired: 9×410×225
+    // 208–213 against 155–176 GFLOP/s (LIBXSMM 181–186), 9×256×64 211 against 196 (199),
+    // 9×100×300 202 against 185, 13×100×300 204 against 197 (175), 11×100×64 199 against 194,
+    // 10×1000×100 199 against 190; even at 11×256×300, 12×256×300, 12×512×128. Unmeasured on
+    // Intel.
+    if (w.m > 8 && w.m <= 16 && w.n >= 4 * vec && !t.zmm_in_halves) {
+      const int one_band = tallest_rows(knob(space, "mr"), w.m, 2, t.vector_registers());
+      g.nr = 2 * vec, g.mr = one_band == w.m ? one_band : int((w.m + 1) / 2);
     }
   } else {
     g.mr = 6, g.nr = 2 * vec;
@@ -285,8 +288,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // On Intel (Sapphire Rapids class), walking far down B's columns is 2.3–4.2x slower than
       // blocks of 32 rows read along (paired, N = K = 4096, M = 2..16; kc 128 already halves
       // the speed, kc 8 is 6% slower than 16–32: its C update). Two vectors wide, all rows in
-      // one tile up to 12 (M = 8: 8×32 1.08x 8×48, 1.16x 4×64; M = 12: 12×32 1.08x 6×64),
-      // else the fewest tiles, of even heights (M = 9: 5×32 1.05x 8×32 and its edge row).
+      // one tile up to 12 (M = 8: 8×32 1.08x 8×48, 1.16x 4×64; M = 12: 12×32 1.08x 6×64;
+      // before 9-row tiles, M = 9: 5×32 1.05x 8×32 and its edge row), else the fewest tiles,
+      // of even heights (32 = 11 + 11 + 10).
       // 8×4096×4096: 2.9–3.4x kc = 256, at 1.2x the read probe's roof; N × K 1024×4096,
       // 4096×1024, 11008×4096: 3.4–3.7x; 3000×777 1.3x. Up to 48 rows this beats packing B
       // (N = K = 4096: M = 24 1.6x, 32 1.3x, 48 1.3x; 64 1.04x, 96 1.14x, both under oneDNN).

@@ -417,7 +417,7 @@ TEST(DefaultRule, TileWidthFollowsN) {
   };
   // 16 columns and one on the dot edge (not 32) where the tile is as wide as a zmm.
   EXPECT_EQ(tile(1000, 17, 333), host().zmm_in_halves ? "8x24/8 packed" : "16x16/16");
-  EXPECT_EQ(tile(33, 33, 33), "12x32/16");  // 32 and one on the dot edge, not 48
+  EXPECT_EQ(tile(33, 33, 33), "13x32/16");  // 32 and one on the dot edge, not 48
   EXPECT_EQ(tile(96, 96, 96), "6x48/16");      // 96 columns, not 128
   EXPECT_EQ(tile(160, 160, 160), "12x32/16");  // 160, not 192
   EXPECT_EQ(tile(65, 68, 65), "6x64/16");      // 64 and 4 dot-edge columns (72), not 96
@@ -433,9 +433,9 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(2048, 2048, 2048), "6x64/16 packed");
 }
 
-// 9..16 rows on full-width AVX-512 with B in L2: one band where a tile of 2 vectors holds all
-// the rows, else two bands as even as they go (no thin edge band), 2 vectors past 6 rows.
-TEST(DefaultRule, NineToSixteenRowsRunInTwoEvenBands) {
+// 9..16 rows on full-width AVX-512 with B in L2: tiles 2 vectors wide, one band up to 13 rows,
+// else two bands as even as they go (no thin edge band).
+TEST(DefaultRule, NineToSixteenRowsRunInOneBandOrTwoEvenOnes) {
   Target t;
   t.avx2 = t.avx512 = true;
   t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 << 20;
@@ -443,17 +443,13 @@ TEST(DefaultRule, NineToSixteenRowsRunInTwoEvenBands) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
     return std::to_string(g.mr) + "x" + std::to_string(g.nr);
   };
-  EXPECT_EQ(tile(9, 256, 64), "5x64");
-  EXPECT_EQ(tile(9, 160, 300), "5x32");  // the width N's edge least wastes, as before
-  EXPECT_EQ(tile(9, 100, 64), "5x48");
-  EXPECT_EQ(tile(11, 160, 300), "6x32");
-  EXPECT_EQ(tile(13, 256, 300), "7x32");
-  EXPECT_EQ(tile(15, 256, 64), "8x32");
-  EXPECT_EQ(tile(16, 160, 64), "8x32");
-  EXPECT_EQ(tile(10, 160, 64), "10x32");  // one band
-  EXPECT_EQ(tile(12, 160, 64), "12x32");
-  EXPECT_EQ(tile(10, 256, 64), "5x64");
-  EXPECT_EQ(tile(12, 256, 64), "6x64");
+  for (int64_t m : {9, 10, 11, 12, 13}) {
+    EXPECT_EQ(tile(m, 256, 64), std::to_string(m) + "x32");
+    EXPECT_EQ(tile(m, 100, 300), std::to_string(m) + "x32");
+  }
+  EXPECT_EQ(tile(14, 256, 300), "7x32");
+  EXPECT_EQ(tile(15, 160, 64), "8x32");
+  EXPECT_EQ(tile(16, 100, 64), "8x32");
   EXPECT_EQ(tile(17, 256, 64), "6x64");  // past 16 rows, as before
   t.zmm_in_halves = true;
   EXPECT_EQ(tile(13, 256, 300), "6x64");  // unmeasured where zmm operations run in halves
@@ -520,12 +516,12 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
   expect_streaming_tiles(t, {{1, 1, "1x64 kc=8"},
                              {2, 1, "2x32 kc=32"},
                              {8, 1, "8x32 kc=32"},
-                             {9, 1, "5x32 kc=32"},
+                             {9, 1, "9x32 kc=32"},
                              {12, 1, "12x32 kc=32"},
                              {13, 1, "7x32 kc=32"},
                              {16, 1, "8x32 kc=32"},
                              {24, 1, "12x32 kc=32"},
-                             {32, 1, "12x32 kc=32"},
+                             {32, 1, "11x32 kc=32"},
                              {8, 2, "8x32 kc=32 split n"},
                              {48, 2, "12x32 kc=32 split n"},
                              {64, 1, "6x64 kc=1024"}});
