@@ -144,18 +144,21 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
         if (best == 2) g.mr = tallest_rows(knob(space, "mr"), std::min<int64_t>(w.m, 12), 2, t.vector_registers());
       }
     }
-    // 9..16 rows: tiles 2 vectors wide, all rows in one band up to 13 (the most 2 vectors' sums
-    // leave registers for), else two bands as even as they go — not tiles of 6 or 8 over an edge
-    // band of a few rows (13 = 6 + 6 + 1) whose FMAs wait on their latency. Zen 5, every tile
-    // of 2..4 vectors on 9, 11, 13..16 × 100, 160, 256 × 64, 300 (B in place): two even bands
+    // 9..32 rows: tiles 2 vectors wide, in the fewest bands of at most 13 rows (the most whose
+    // sums leave registers for 2 vectors), as even as they go — not tiles of 6 or 12 over an
+    // edge band of a few rows (13 = 6 + 6 + 1, 19 = 6 + 6 + 6 + 1, 25 = 12 + 12 + 1), whose
+    // FMAs wait on their latency while each band reads B again. Zen 5, B in place, every tile
+    // of 2..4 vectors: on 9, 11, 13..16 × 100, 160, 256 × 64, 300 two even bands reached
     // 0.94–1.0 of the best, the default before 0.79–0.95; one band over two, paired: 9×410×225
     // 208–213 against 155–176 GFLOP/s (LIBXSMM 181–186), 9×256×64 211 against 196 (199),
-    // 9×100×300 202 against 185, 13×100×300 204 against 197 (175), 11×100×64 199 against 194,
-    // 10×1000×100 199 against 190; even at 11×256×300, 12×256×300, 12×512×128. Unmeasured on
-    // Intel.
-    if (w.m > 8 && w.m <= 16 && w.n >= 4 * vec && !t.zmm_in_halves) {
-      const int one_band = tallest_rows(knob(space, "mr"), w.m, 2, t.vector_registers());
-      g.nr = 2 * vec, g.mr = one_band == w.m ? one_band : int((w.m + 1) / 2);
+    // 13×100×300 204 against 197 (175), 10×1000×100 199 against 190; over the tiles before, on
+    // N = 256, K = 300: 19 rows 213 against 187, 20 222 against 202, 26 226 against 207; N =
+    // 160: 25 rows 214 against 198, 26 223 against 207; even at 17, 23, 25 × 256, and past 32
+    // rows (37, 43, 47, 53, 64). Unmeasured on Intel.
+    if (w.m > 8 && w.m <= 32 && w.n >= 4 * vec && !t.zmm_in_halves) {
+      const int tallest = tallest_rows(knob(space, "mr"), w.m, 2, t.vector_registers());
+      const int64_t bands = (w.m + tallest - 1) / tallest;
+      g.nr = 2 * vec, g.mr = at_least(knob(space, "mr"), (w.m + bands - 1) / bands);
     }
   } else {
     g.mr = 6, g.nr = 2 * vec;

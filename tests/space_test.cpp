@@ -433,9 +433,9 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(2048, 2048, 2048), "6x64/16 packed");
 }
 
-// 9..16 rows on full-width AVX-512 with B in L2: tiles 2 vectors wide, one band up to 13 rows,
-// else two bands as even as they go (no thin edge band).
-TEST(DefaultRule, NineToSixteenRowsRunInOneBandOrTwoEvenOnes) {
+// 9..32 rows on full-width AVX-512 with B in L2: tiles 2 vectors wide, in the fewest bands of
+// up to 13 rows, as even as they go (no thin edge band).
+TEST(DefaultRule, NineToThirtyTwoRowsRunInTheFewestEvenBands) {
   Target t;
   t.avx2 = t.avx512 = true;
   t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 << 20;
@@ -450,7 +450,10 @@ TEST(DefaultRule, NineToSixteenRowsRunInOneBandOrTwoEvenOnes) {
   EXPECT_EQ(tile(14, 256, 300), "7x32");
   EXPECT_EQ(tile(15, 160, 64), "8x32");
   EXPECT_EQ(tile(16, 100, 64), "8x32");
-  EXPECT_EQ(tile(17, 256, 64), "6x64");  // past 16 rows, as before
+  EXPECT_EQ(tile(19, 256, 300), "10x32");
+  EXPECT_EQ(tile(26, 160, 300), "13x32");
+  EXPECT_EQ(tile(31, 256, 64), "11x32");  // three bands
+  EXPECT_EQ(tile(33, 256, 64), "6x64");   // past 32 rows, as before
   t.zmm_in_halves = true;
   EXPECT_EQ(tile(13, 256, 300), "6x64");  // unmeasured where zmm operations run in halves
 }
