@@ -138,7 +138,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (w.m > 8 && w.n >= g.nr) {
       auto worked = [&w](int64_t n, int width) { return columns_worked(n, w.k, width); };
       const int best = vectors_costing_least(w.n, vec, 2, 4, worked);
-      // 12 rows on 2 vectors, as many as M has under 12 (9×160×64 was given 12 rows).
+      // 12 rows on 2 vectors, or all of M where it has fewer (no tile may be taller than M).
       if (worked(w.n, best * vec) * 16 <= worked(w.n, g.nr) * 15) {
         g.nr = best * vec, g.mr = 6;
         if (best == 2) g.mr = tallest_rows(knob(space, "mr"), std::min<int64_t>(w.m, 12), 2, t.vector_registers());
