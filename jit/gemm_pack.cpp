@@ -122,31 +122,46 @@ void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
     // 18 GFLOP/s on Zen 4, 28% of the same GEMM on B not transposed; with these blocks it runs
     // as fast as that. The panel at the N edge too, its rows past nb zeros (gathered row by
     // row it took longer than the FMAs of a small GEMM: 12×33×56 on 6 × 48 42 GFLOP/s, 76 so).
-    // One block's code for all (compiling it four times over, for whole panels and the edge,
-    // whole blocks of K and its tail, made compiles 37–69 ms): its masks are all-true but at the
-    // edges.
+    // One block's code for whole panels and the edge, whole blocks of K and its tail
+    // (compiling it four times over made compiles 37–69 ms): its lane masks are all-true but at
+    // the edges. A group of W rows that runs past nb has a copy of its own: a row there loads
+    // nothing but still gives an address, the last row's, for a masked-off load of an unmapped
+    // page costs a fault assist on Zen 5 (6×261×576 ran at 12 GFLOP/s instead of 70 in
+    // processes where the page after B was unmapped); clamping every row's address cost the
+    // whole groups a tenth of their speed.
     const std::vector<ir::Walk> panels = {{src, jr_from}, {dst, jr_to}};
     ir::emit_for(b_, i64(0), nb, s.nr, panels, [&](llvm::Value* jr, const auto& panel) {
       llvm::Value* cols = b_.CreateSub(nb, jr);
       const std::vector<ir::Walk> groups = {{panel[0], i64(int64_t(W_) * s.ldb)}, {panel[1], i64(W_)}};
       ir::emit_for(b_, i64(0), i64(nv), 1, groups, [&](llvm::Value* v, const auto& group) {
-        llvm::Value* first = b_.CreateMul(v, i64(W_));
+        // The group's last row of B, counted from its first.
+        llvm::Value* last = b_.CreateSub(b_.CreateSub(cols, b_.CreateMul(v, i64(W_))), i64(1));
+        llvm::Value* whole = b_.CreateICmpSGE(last, i64(W_ - 1));
         const std::vector<ir::Walk> blocks = {{group[0], i64(W_)}, {group[1], i64(int64_t(W_) * s.nr)}};
-        ir::emit_for(b_, i64(0), kb, W_, blocks, [&](llvm::Value* p, const auto& at) {
-          llvm::Value* left = b_.CreateSub(kb, p);
-          llvm::Value* lanes = lane_mask(left);
-          std::vector<llvm::Value*> rows;
-          for (int l = 0; l < W_; ++l) {
-            llvm::Value* real = b_.CreateICmpSLT(b_.CreateAdd(first, i64(l)), cols);  // B's row exists
-            llvm::Value* mask = b_.CreateAnd(lanes, b_.CreateVectorSplat(unsigned(W_), real));
-            rows.push_back(load_vector(f32_ptr(at[0], int64_t(l) * s.ldb), llvm::Align(4), mask));
-          }
-          rows = transpose(rows);
-          for (int l = 0; l < W_; ++l) {
-            llvm::Value* store = b_.CreateVectorSplat(unsigned(W_), b_.CreateICmpSLT(i64(l), left));
-            store_vector(rows[size_t(l)], f32_ptr(at[1], int64_t(l) * s.nr), vec_align, store);
-          }
-        }, "pb.t");
+        auto copy_blocks = [&](bool edge) {
+          ir::emit_for(b_, i64(0), kb, W_, blocks, [&](llvm::Value* p, const auto& at) {
+            llvm::Value* left = b_.CreateSub(kb, p);
+            llvm::Value* lanes = lane_mask(left);
+            std::vector<llvm::Value*> rows;
+            for (int l = 0; l < W_; ++l) {
+              llvm::Value* mask = lanes;
+              llvm::Value* row = i64(int64_t(l) * s.ldb);
+              if (edge) {
+                llvm::Value* real = b_.CreateICmpSLE(i64(l), last);
+                mask = b_.CreateAnd(lanes, b_.CreateVectorSplat(unsigned(W_), real));
+                row = b_.CreateMul(ir::smin(b_, i64(l), last), i64(s.ldb));
+              }
+              rows.push_back(load_vector(f32_ptr(at[0], row), llvm::Align(4), mask));
+            }
+            rows = transpose(rows);
+            for (int l = 0; l < W_; ++l) {
+              llvm::Value* store = b_.CreateVectorSplat(unsigned(W_), b_.CreateICmpSLT(i64(l), left));
+              store_vector(rows[size_t(l)], f32_ptr(at[1], int64_t(l) * s.nr), vec_align, store);
+            }
+          }, edge ? "pb.edge_t" : "pb.t");
+        };
+        ir::emit_if(b_, whole, [&] { copy_blocks(false); });
+        ir::emit_if(b_, b_.CreateNot(whole), [&] { copy_blocks(true); });
       }, "pb.v");
     }, "pb.jr");
   }
@@ -168,8 +183,10 @@ void GemmEmitter::emit_pack_b_phases(const PackBSpec& s, llvm::Value* src, llvm:
     const std::vector<ir::Walk> groups = {{panel[0], i64(s.phases)}, {panel[1], i64(s.nr)}};
     ir::emit_for(b_, i64(0), kb, s.phases, groups, [&](llvm::Value*, const auto& at) {
       for (int j = 0; j < columns; ++j) {
+        // A column past nb reads at the last one's address (emit_pack_b: no fault assist).
         llvm::Value* real = b_.CreateVectorSplat(unsigned(s.phases), b_.CreateICmpSLT(i64(j), left));
-        llvm::Value* x = b_.CreateMaskedLoad(run, f32_ptr(at[0], int64_t(j) * s.ldb), llvm::Align(4), real, zeros);
+        llvm::Value* row = b_.CreateMul(ir::smin(b_, i64(j), b_.CreateSub(left, i64(1))), i64(s.ldb));
+        llvm::Value* x = b_.CreateMaskedLoad(run, f32_ptr(at[0], row), llvm::Align(4), real, zeros);
         b_.CreateAlignedStore(x, f32_ptr(at[1], int64_t(j) * s.phases), llvm::Align(4));
       }
     }, "pb.g");
