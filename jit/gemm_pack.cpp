@@ -143,10 +143,11 @@ void GemmEmitter::emit_pack_b(const PackBSpec& s, const std::string& name) {
             llvm::Value* left = b_.CreateSub(kb, p);
             llvm::Value* lanes = lane_mask(left);
             std::vector<llvm::Value*> rows;
-            // Each row's line four blocks on into L2: W rows are W streams, each 4 KiB apart
-            // where K is a multiple of 1024, that the hardware followed late (B transposed, Zen
-            // 5, against oneDNN in the same run, 3–5 runs each: 210×1024×2048 0.91–0.95x,
-            // 0.94–0.97x so; 135×768×2048 0.94–0.96x, 0.97–0.98x; 196×261×576, in L2, even).
+            // Each row's line four blocks on into L2: W rows are W streams ldb apart (pages
+            // apart where K is a multiple of 1024) that the hardware followed late (B
+            // transposed, Zen 5, against oneDNN in the same run, 3–5 runs each: 210×1024×2048
+            // 0.91–0.95x, 0.94–0.97x so; 135×768×2048 0.94–0.96x, 0.97–0.98x; 196×261×576, B in
+            // L2, even). Past B's end a prefetch is dropped, not faulted.
             constexpr int64_t kAhead = 64;
             if (!edge)
               for (int l = 0; l < W_; ++l) prefetch_lines(f32_ptr(at[0], int64_t(l) * s.ldb + kAhead), 1);
