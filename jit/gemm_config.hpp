@@ -54,7 +54,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 26;
+inline constexpr int kGemmTemplateVersion = 27;
 
 Space gemm_space(const Workload& w, const Target& t);
 

@@ -96,10 +96,16 @@ std::vector<llvm::Value*> GemmEmitter::lane_sums(const std::vector<llvm::Value*>
 void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
   use_width(s.vec);
   llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_, i64_});
-  auto arg = f->arg_begin();
-  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++;
-  ++arg;  // skip_cols: a dot tile never moves left (it computes any number of columns)
-  llvm::Value *count = arg++, *panels = arg++;
+  std::vector<llvm::Value*> args;
+  for (auto& arg : f->args()) args.push_back(&arg);
+  emit_dot_tile_body(s, TileArgs{args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]});
+  b_.CreateRetVoid();
+}
+
+// skip_cols is not read: a dot tile never moves left (it computes any number of columns).
+void GemmEmitter::emit_dot_tile_body(const TileSpec& s, const TileArgs& in) {
+  llvm::Value *a = in.a, *b = in.b, *c = in.c, *kb = s.k > 0 ? i64(s.k) : in.kb, *first = in.first, *cols = in.cols,
+              *count = in.count, *panels = in.panels;
   llvm::Value* is_first = s.one_k_block ? b_.getTrue() : b_.CreateICmpNE(first, i64(0));
   // The K loop's whole vectors, then one masked step of the kb mod W left (no lanes when none).
   llvm::Value* whole_k = b_.CreateAnd(kb, i64(-int64_t(W_)));
@@ -201,7 +207,6 @@ void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
                    "dot.columns");
     }
   }, "panels");
-  b_.CreateRetVoid();
 }
 
 }  // namespace livetune

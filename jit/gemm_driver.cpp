@@ -361,7 +361,10 @@ std::vector<PlannedCall> plan_calls(const Kernel& k) {
 }
 
 void Kernel::run(const GemmArgs& args) const {
-  if (!plan.empty() && args.begin == 0 && args.end == tiles && (args.m == 0 || args.m == workload.m)) {
+  if (whole_call) {
+    // M fixed and one threading tile: a call is the whole call or none.
+    if (args.begin < args.end) whole_call(args.a, args.b, args.c, args.bias);
+  } else if (!plan.empty() && args.begin == 0 && args.end == tiles && (args.m == 0 || args.m == workload.m)) {
     for (const PlannedCall& p : plan) {
       if (p.tile)
         p.tile(args.a + p.a, args.b + p.b, args.c + p.c, p.kb, p.first, p.cols, p.skip, p.count, p.panels);

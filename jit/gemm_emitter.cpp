@@ -63,12 +63,18 @@ llvm::Value* GemmEmitter::lane_numbers() {
   return llvm::ConstantVector::get(lanes);
 }
 
+// A constant mask (a whole call's edges): a plain load or store, or none.
 llvm::Value* GemmEmitter::load_vector(llvm::Value* ptr, llvm::Align align, llvm::Value* mask) {
-  if (!mask) return b_.CreateAlignedLoad(vec_, ptr, align);
+  auto* known = llvm::dyn_cast_or_null<llvm::Constant>(mask);
+  if (known && known->isNullValue()) return llvm::ConstantAggregateZero::get(vec_);
+  if (!mask || (known && known->isAllOnesValue())) return b_.CreateAlignedLoad(vec_, ptr, align);
   return b_.CreateMaskedLoad(vec_, ptr, align, mask, llvm::ConstantAggregateZero::get(vec_));
 }
 
 void GemmEmitter::store_vector(llvm::Value* x, llvm::Value* ptr, llvm::Align align, llvm::Value* mask) {
+  auto* known = llvm::dyn_cast_or_null<llvm::Constant>(mask);
+  if (known && known->isNullValue()) return;
+  if (known && known->isAllOnesValue()) mask = nullptr;
   if (mask)
     b_.CreateMaskedStore(x, ptr, align, mask);
   else
@@ -103,6 +109,18 @@ GemmEmitter::LoopState GemmEmitter::emit_accumulating_loop(const LoopState& from
                                                            const std::vector<int64_t>& advance,
                                                            std::vector<llvm::Value*>& acc, const LoopBody& body,
                                                            const std::string& name) {
+  // Bounds known and close: the iterations one after another, straight (kStraightK).
+  auto* p0 = llvm::dyn_cast<llvm::ConstantInt>(from.p);
+  auto* end = llvm::dyn_cast<llvm::ConstantInt>(bound);
+  if (p0 && end && end->getSExtValue() - p0->getSExtValue() <= kStraightK) {
+    int64_t p = p0->getSExtValue();
+    std::vector<llvm::Value*> ptrs = from.ptrs;
+    for (; p + step <= end->getSExtValue(); p += step) {
+      body(ptrs, acc);
+      for (size_t i = 0; i < ptrs.size(); ++i) ptrs[i] = f32_ptr(ptrs[i], advance[i]);
+    }
+    return LoopState{i64(p), ptrs};
+  }
   llvm::Function* f = b_.GetInsertBlock()->getParent();
   auto* pre = b_.GetInsertBlock();
   auto* head = llvm::BasicBlock::Create(ctx_, name + ".head", f);

@@ -27,10 +27,21 @@ class GemmEmitter {
   void emit_column_runs(const ColumnRunsSpec& s, const std::string& name);  // gemm_column_runs.cpp
   void emit_epilogue(const EpilogueSpec& s, const std::string& name);  // gemm_epilogue.cpp
   void emit_transpose_out(const TransposeOutSpec& s, const std::string& name);  // gemm_transpose_out.cpp
+  void emit_whole_call(const WholeCallSpec& s, const std::string& name);        // gemm_whole_call.cpp
 
   std::unique_ptr<llvm::Module> take() { return std::move(m_); }
 
  private:
+  // A tile piece's arguments (TileFn), as values: the function's, or a whole call's constants.
+  struct TileArgs {
+    llvm::Value *a, *b, *c, *kb, *first, *cols, *skip_cols, *count, *panels;
+  };
+  // The pieces' code, emitted where the builder stands.
+  void emit_tile_body(const TileSpec& s, const TileArgs& args);
+  void emit_dot_tile_body(const TileSpec& s, const TileArgs& args);
+  void emit_epilogue_body(const EpilogueSpec& s, llvm::Value* c, llvm::Value* bias, llvm::Value* rows,
+                          llvm::Value* cols);
+
   // A loop over p from `from.p` while a whole `step` of p fits below `bound`, with `acc` and
   // the pointers `from.ptrs` carried in phis, each pointer advancing by its `advance` floats
   // per iteration; `body` emits one iteration from the pointers, updating the accumulators

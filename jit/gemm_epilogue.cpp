@@ -87,6 +87,12 @@ void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) 
   llvm::Function* f = begin_function(name, {ptr_, ptr_, i64_, i64_});
   auto arg = f->arg_begin();
   llvm::Value *c = arg++, *bias = arg++, *rows = arg++, *cols = arg++;
+  emit_epilogue_body(s, c, bias, rows, cols);
+  b_.CreateRetVoid();
+}
+
+void GemmEmitter::emit_epilogue_body(const EpilogueSpec& s, llvm::Value* c, llvm::Value* bias, llvm::Value* rows,
+                                     llvm::Value* cols) {
   const llvm::Align align(4);
   // Whole vectors, then the last few columns masked (masks cost nothing on AVX-512, but AVX2's
   // masked loads and stores are microcoded).
@@ -109,7 +115,6 @@ void GemmEmitter::emit_epilogue(const EpilogueSpec& s, const std::string& name) 
   ir::emit_if(b_, b_.CreateICmpSLT(whole, cols), [&] {
     columns(whole, f32_ptr(c, whole), s.bias ? f32_ptr(bias, whole) : nullptr, true);
   });
-  b_.CreateRetVoid();
 }
 
 llvm::Value* GemmEmitter::emit_activation(ActivationKind act, llvm::Value* x) {

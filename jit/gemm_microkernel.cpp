@@ -14,9 +14,15 @@ namespace livetune {
 void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   use_width(s.vec);
   llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_, i64_});
-  auto arg = f->arg_begin();
-  llvm::Value *a = arg++, *b = arg++, *c = arg++, *kb = arg++, *first = arg++, *cols = arg++, *skip_cols = arg++,
-              *count = arg++, *panels = arg++;
+  std::vector<llvm::Value*> args;
+  for (auto& arg : f->args()) args.push_back(&arg);
+  emit_tile_body(s, TileArgs{args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]});
+  b_.CreateRetVoid();
+}
+
+void GemmEmitter::emit_tile_body(const TileSpec& s, const TileArgs& in) {
+  llvm::Value *a = in.a, *b = in.b, *c = in.c, *kb = s.k > 0 ? i64(s.k) : in.kb, *first = in.first, *cols = in.cols,
+              *skip_cols = in.skip_cols, *count = in.count, *panels = in.panels;
   const int nv = s.nr / W_;
   // Columns of C the tile writes, and their vectors: fewer than its lanes with phases.
   const int c_cols = s.nr / s.phases, c_nv = (c_cols + W_ - 1) / W_;
@@ -115,7 +121,6 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
       }
     }, "tiles");
   }, "panels");
-  b_.CreateRetVoid();
 }
 
 void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,

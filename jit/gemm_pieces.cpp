@@ -21,7 +21,7 @@ std::string TileSpec::key() const {
     << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
     << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot
-    << " counts_rows=" << counts_rows << " phases=" << phases
+    << " counts_rows=" << counts_rows << " k=" << k << " phases=" << phases
     << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
@@ -49,6 +49,19 @@ std::string TransposeOutSpec::key() const {
   return s.str();
 }
 
+std::string WholeCallSpec::key() const {
+  std::ostringstream s;
+  s << "whole_call\n";
+  for (const TileSpec& t : tiles) s << t.key() << "\n";
+  s << epilogue.key() << "\n";
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const PlannedCall& p = calls[i];
+    s << tile_of[i] << ' ' << p.a << ' ' << p.b << ' ' << p.c << ' ' << p.kb << ' ' << p.first << ' ' << p.cols << ' '
+      << p.skip << ' ' << p.count << ' ' << p.panels << ' ' << p.col << ' ' << p.rows << "\n";
+  }
+  return s.str();
+}
+
 TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   TileSpec t;
   t.vec = c.vec, t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll;
@@ -63,6 +76,8 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   const int64_t full = std::min<int64_t>(c.kc, w.k) / step, last = w.k % c.kc / step;
   t.tail = full % c.unroll != 0 || last % c.unroll != 0;
   t.one_k_block = w.k <= c.kc;
+  // Straight, every unroll is the same code: one key for them.
+  if (w.k <= std::min<int64_t>(c.kc, kStraightK)) t.k = w.k, t.unroll = 1, t.tail = false;
   t.masked_loads = tile_masks_b(w, c);
   t.sweep_n = tile_sweeps_n(w, c);
   t.next_panel = c.pack_b;

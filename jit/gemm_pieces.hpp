@@ -37,6 +37,24 @@ using EpilogueFn = void (*)(float* c, const float* bias, int64_t rows, int64_t c
 // rounded up to whole vectors must be readable).
 using TransposeOutFn = void (*)(const float* t, float* c, const float* bias, int64_t rows, int64_t cols);
 
+// One call the driver makes in a whole call of a small kernel (Kernel::plan): of a tile, with
+// its arguments, or (no tile) of the epilogue on `rows` × `cols` of C, the bias from column `col`.
+struct PlannedCall {
+  TileFn tile = nullptr;
+  int64_t a = 0, b = 0, c = 0;  // offsets from the call's A, B and C
+  int64_t kb = 0, first = 0, cols = 0, skip = 0, count = 0, panels = 0;
+  int64_t col = 0, rows = 0;
+};
+
+// A small kernel's whole call: the code of its plan's tiles and epilogue one after another in
+// one function, every size, offset and mask a constant (emit_whole_call).
+using WholeCallFn = void (*)(const float* a, const float* b, float* c, const float* bias);
+
+// K loops this short (in values of K) whose bounds are known are emitted as straight code: at
+// K = 1..8 the loop's overhead and its unrolled body for longer blocks cost more than the
+// few FMAs per tile.
+constexpr int64_t kStraightK = 8;
+
 struct TileSpec {
   int vec = 0;  // floats per vector (GemmConfig::vec)
   int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_n = 0, prefetch_c = 0;
@@ -49,6 +67,9 @@ struct TileSpec {
   bool tail = false;  // a K step loop after the unrolled one (some K block is not a multiple)
   // K fits one block: every call is the first, C is not read unless beta != 0.
   bool one_k_block = false;
+  // Every call's kb where that is K, one block of at most kStraightK: the K loop is straight
+  // code (0: kb comes with each call).
+  int64_t k = 0;
   // B read in place and narrower than the tile: loads of B masked (else the N-edge tile
   // moves left and every load is whole).
   bool masked_loads = false;
@@ -106,6 +127,16 @@ struct TransposeOutSpec {
   float beta = 0.0f;
   bool bias = false;
   ActivationKind act = ActivationKind::none;
+  std::string key() const;
+};
+
+// Kernel::plan's calls, each of tiles[tile_of[i]] (-1: of the epilogue; PlannedCall::tile
+// is not read).
+struct WholeCallSpec {
+  std::vector<TileSpec> tiles;
+  std::vector<int> tile_of;
+  std::vector<PlannedCall> calls;
+  EpilogueSpec epilogue;  // where a call is of the epilogue
   std::string key() const;
 };
 

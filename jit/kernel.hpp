@@ -36,15 +36,6 @@ struct GemmArgs {
 
 struct Piece;  // piece_cache.hpp
 
-// One call the driver makes in a whole call of a small kernel (Kernel::plan): of a tile, with
-// its arguments, or (no tile) of the epilogue on `rows` × `cols` of C, the bias from column `col`.
-struct PlannedCall {
-  TileFn tile = nullptr;
-  int64_t a = 0, b = 0, c = 0;  // offsets from the call's A, B and C
-  int64_t kb = 0, first = 0, cols = 0, skip = 0, count = 0, panels = 0;
-  int64_t col = 0, rows = 0;
-};
-
 // Owned through KernelPtr: a job queued for a kernel holds it (shared_from_this).
 struct Kernel : std::enable_shared_from_this<Kernel> {
   Workload workload;
@@ -93,6 +84,9 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   // of which its tile 5–7 (Zen 5; with random:300, 17³ went from 0.83x to 0.93x LIBXSMM, 24³
   // from 0.91x to 0.997x). Empty where the walk packs, copies B or depends on the addresses.
   std::vector<PlannedCall> plan;
+  // A small kernel of a fixed M: its plan as one generated function (emit_whole_call), which is
+  // all it has — no other pieces, no plan, one threading tile (compile.cpp, kWholeCallFlops).
+  WholeCallFn whole_call = nullptr;
 
   // Whether B packed ahead (pack_whole_b of the caller's B) can serve it: its pack_b piece
   // packs B (in the swapped form it packs A).

@@ -129,10 +129,11 @@ TEST_P(GemmCorrectness, RandomConfigs) {
     const GemmConfig g = GemmConfig::from(c);
     EXPECT_EQ(k.workload, w);
     EXPECT_EQ(k.config, c);
-    EXPECT_EQ(k.tiles, gemm_tiles(w, g));
-    EXPECT_EQ(k.workspace_floats, gemm_workspace_floats(w, g));
-    // Tiles, or the dot edge over all of a narrow B (NarrowBAllInTheDotEdge).
-    ASSERT_TRUE(k.tile != nullptr || k.dot_edge_columns == w.n);
+    // A whole call (WholeCalls) is one threading tile without scratch.
+    EXPECT_EQ(k.tiles, k.whole_call ? 1 : gemm_tiles(w, g));
+    EXPECT_EQ(k.workspace_floats, k.whole_call ? 0 : gemm_workspace_floats(w, g));
+    // Tiles, the dot edge over all of a narrow B (NarrowBAllInTheDotEdge), or the whole call.
+    ASSERT_TRUE(k.tile != nullptr || k.dot_edge_columns == w.n || k.whole_call != nullptr);
     ASSERT_GE(k.tiles, 1);
 
     // The whole kernel on this thread.
@@ -326,7 +327,7 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
                             mm(7, 7, kDotContiguousMinK - 1), padded(mm(7, 7, 1000))}) {
     const KernelPtr k = compile_gemm(w, four_row_config(w, rest));
     EXPECT_EQ(k->dot_edge_columns, 0) << w.text();
-    EXPECT_NE(k->tile, nullptr) << w.text();
+    EXPECT_TRUE(k->tile != nullptr || k->whole_call != nullptr) << w.text();
   }
 }
 
@@ -382,11 +383,13 @@ TEST(GemmCorrectness, BalancedEdgeRows) {
   EXPECT_EQ(balanced_edge_rows(mm(5, 64, 45), g), 0) << "one whole tile: too few to merge with";
 }
 
-// A small kernel's whole call replays the calls its driver's walk made once (Kernel::plan):
-// tiles of every kind (edge rows, the N-edge tile, B narrower than a tile, the dot form on B
+// A small kernel's whole call replays the calls its driver's walk made once (Kernel::plan), or
+// at most kWholeCallFlops is that plan generated as one function (Kernel::whole_call): tiles of
+// every kind (edge rows, the N-edge tile, B narrower than a tile, the dot form on B
 // transposed), the epilogue on groups of tiles, C accumulated into; against the reference and
-// element for element against the walk itself, which runs the kernel in tile ranges. Kernels
-// whose walk packs, copies B for a dot edge, or runs many calls have no plan.
+// element for element against the walk itself: the kernel in tile ranges, or a bucket of M,
+// which has neither, at its largest M. Kernels whose walk packs, copies B for a dot edge, or
+// runs many calls have no plan.
 TEST(GemmCorrectness, PlannedCalls) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
   const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 ";
@@ -398,17 +401,25 @@ TEST(GemmCorrectness, PlannedCalls) {
   for (const Case& t : {Case{edges, "pack_b=0 split=m tiles=nm"},
                         Case{epi(mm(10, 2 * nv * v + v + 1, 45), false, kNone, 1.0f), "pack_b=0 split=n tiles=mn"},
                         Case{mm(9, v + 3, 20), "pack_b=0 split=m tiles=nm"},
+                        Case{mm(9, v + 3, 3), "pack_b=0 split=m tiles=nm"},
                         Case{epi(mm(13, 3 * v - 5, 70, true), true, kRelu, 0.0f), "pack_b=0 split=m tiles=nm"},
-                        Case{epi(mm(20, 24, 9), false, kRelu, 0.5f), "pack_b=0 split=n tiles=nm"}}) {
+                        Case{epi(mm(20, 24, 9), false, kRelu, 0.5f), "pack_b=0 split=n tiles=nm"},
+                        Case{epi(mm(7, 2 * v + 1, 1), true, kGelu, 1.0f), "pack_b=0 split=m tiles=nm"}}) {
     const Config c = four_row_config(t.w, rest + t.variant);
     SCOPED_TRACE(describe(t.w, &c));
     const KernelPtr k = compile_gemm(t.w, c);
-    EXPECT_FALSE(k->plan.empty());
+    const bool whole = t.w.m * t.w.n * t.w.k <= kWholeCallFlops;
+    EXPECT_EQ(k->whole_call != nullptr, whole);
+    EXPECT_EQ(k->plan.empty(), whole);
     const Problem p(t.w, t.w.hash());
     const std::vector<float> replayed = run_in_ranges(*k, p, 1);
     EXPECT_EQ(compare_c(t.w, replayed, p.want, matmul_tolerance(t.w, 1.0)), "");
-    if (k->tiles < 2) continue;
-    const std::vector<float> walked = run_in_ranges(*k, p, 2);
+    Workload bucket = t.w;
+    bucket.min_m = t.w.m - 1;
+    const KernelPtr walker = whole ? compile_gemm(bucket, c) : k;
+    EXPECT_EQ(walker->whole_call, nullptr);
+    if (walker->tiles < 2) continue;
+    const std::vector<float> walked = run_in_ranges(*walker, p, 2);
     int64_t differ = 0;
     for (size_t at = 0; at < walked.size(); ++at) differ += walked[at] != replayed[at];
     EXPECT_EQ(differ, 0) << "elements differ between the replayed plan and the walk";
