@@ -1,23 +1,21 @@
-// A small kernel's whole call as one function: the code of the plan's tiles and epilogue one
-// after another, each emitted with the call's sizes and offsets as constants, so that its K
-// loop of a few steps is straight code (kStraightK), its masks are constants, and no call is
-// made through a pointer.
-#include <algorithm>
+// A small kernel's whole call as one function: the plan's calls one after another, each of a
+// tile emitted with that call's K, columns and masks as constants (so that a K loop of a few
+// steps is straight code, kStraightK), and the epilogue's inline. Calls of one tile with the
+// same constants share its function: emitted once per call, the code of 16 calls in one block
+// took the scheduler up to 0.3 ms per FMA to compile (46×46×3, 40×33×8 with random configs).
+#include <map>
+#include <string>
 
 #include "jit/gemm_emitter.hpp"
 
 namespace livetune {
 
 void GemmEmitter::emit_whole_call(const WholeCallSpec& s, const std::string& name) {
-  // The function's vector width (begin_function): the widest its pieces use.
-  int width = 0;
-  for (const TileSpec& t : s.tiles) width = std::max(width, t.vec);
-  for (int t : s.tile_of)
-    if (t < 0) width = widest_;
-  use_width(width);
+  use_width(widest_);
   llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, ptr_});
   auto arg = f->arg_begin();
   llvm::Value *a = arg++, *b = arg++, *c = arg++, *bias = arg++;
+  std::map<std::string, llvm::Function*> tiles;  // by the tile and its constants
   for (size_t i = 0; i < s.calls.size(); ++i) {
     const PlannedCall& p = s.calls[i];
     if (s.tile_of[i] < 0) {
@@ -27,10 +25,21 @@ void GemmEmitter::emit_whole_call(const WholeCallSpec& s, const std::string& nam
       continue;
     }
     const TileSpec& t = s.tiles[size_t(s.tile_of[i])];
-    use_width(t.vec);
-    const TileArgs args{f32_ptr(a, p.a), f32_ptr(b, p.b), f32_ptr(c, p.c), i64(p.kb), i64(p.first),
-                        i64(p.cols),     i64(p.skip),     i64(p.count),    i64(p.panels)};
-    t.dot ? emit_dot_tile_body(t, args) : emit_tile_body(t, args);
+    const std::string key = std::to_string(s.tile_of[i]) + " " + std::to_string(p.kb) + " " + std::to_string(p.first) +
+                            " " + std::to_string(p.cols) + " " + std::to_string(p.skip);
+    llvm::Function*& tile = tiles[key];
+    if (!tile) {
+      const llvm::IRBuilderBase::InsertPointGuard back(b_);
+      use_width(t.vec);
+      tile = begin_function(name + ".tile" + std::to_string(tiles.size()), {ptr_, ptr_, ptr_, i64_, i64_});
+      tile->setLinkage(llvm::Function::InternalLinkage);
+      std::vector<llvm::Value*> args;
+      for (auto& x : tile->args()) args.push_back(&x);
+      const TileArgs at{args[0], args[1], args[2], i64(p.kb), i64(p.first), i64(p.cols), i64(p.skip), args[3], args[4]};
+      t.dot ? emit_dot_tile_body(t, at) : emit_tile_body(t, at);
+      b_.CreateRetVoid();
+    }
+    b_.CreateCall(tile, {f32_ptr(a, p.a), f32_ptr(b, p.b), f32_ptr(c, p.c), i64(p.count), i64(p.panels)});
   }
   b_.CreateRetVoid();
 }

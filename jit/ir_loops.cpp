@@ -6,16 +6,6 @@ namespace livetune::ir {
 
 void emit_for(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end, int64_t step, const std::vector<Walk>& walks,
               const std::function<void(llvm::Value*, const std::vector<llvm::Value*>&)>& body, const char* name) {
-  // Bounds known (a whole call's pieces): no iteration, or one without a loop around it.
-  auto* from = llvm::dyn_cast<llvm::ConstantInt>(start);
-  auto* to = llvm::dyn_cast<llvm::ConstantInt>(end);
-  if (from && to && to->getSExtValue() - from->getSExtValue() <= step) {
-    if (to->getSExtValue() <= from->getSExtValue()) return;
-    std::vector<llvm::Value*> at;
-    for (const Walk& w : walks) at.push_back(w.start);
-    body(start, at);
-    return;
-  }
   llvm::Function* f = b.GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b.getContext();
   std::string n(name);
