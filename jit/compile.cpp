@@ -62,7 +62,7 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
 
   std::vector<Part> parts;
   auto emit_tile = [](const TileSpec& s) {
-    return [s](GemmEmitter& e, const std::string& n) { s.dot ? e.emit_dot_tile(s, n) : e.emit_tile(s, n); };
+    return [s](GemmEmitter& e, const std::string& n) { e.emit_tile(s, n); };
   };
   auto add_tile = [&](const TileSpec& s, std::function<void(Kernel&, void*)> place) {
     parts.push_back({{s.key(), emit_tile(s)}, std::move(place), s});

@@ -93,15 +93,6 @@ std::vector<llvm::Value*> GemmEmitter::lane_sums(const std::vector<llvm::Value*>
   return out;
 }
 
-void GemmEmitter::emit_dot_tile(const TileSpec& s, const std::string& name) {
-  use_width(s.vec);
-  llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_, i64_});
-  std::vector<llvm::Value*> args;
-  for (auto& arg : f->args()) args.push_back(&arg);
-  emit_dot_tile_body(s, TileArgs{args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]});
-  b_.CreateRetVoid();
-}
-
 // skip_cols is not read: a dot tile never moves left (it computes any number of columns).
 void GemmEmitter::emit_dot_tile_body(const TileSpec& s, const TileArgs& in) {
   llvm::Value *a = in.a, *b = in.b, *c = in.c, *kb = s.k > 0 ? i64(s.k) : in.kb, *first = in.first, *cols = in.cols,

@@ -20,8 +20,8 @@ class GemmEmitter {
   GemmEmitter(llvm::LLVMContext& ctx, const Target& t);
 
   // Each defines an external function `name` with the signature of its piece.
-  void emit_tile(const TileSpec& s, const std::string& name);        // gemm_microkernel.cpp
-  void emit_dot_tile(const TileSpec& s, const std::string& name);    // gemm_dot_tile.cpp
+  // The register tile (gemm_microkernel.cpp), or with TileSpec::dot the dot tile (gemm_dot_tile.cpp).
+  void emit_tile(const TileSpec& s, const std::string& name);
   void emit_pack_a(const PackASpec& s, const std::string& name);     // gemm_pack.cpp
   void emit_pack_b(const PackBSpec& s, const std::string& name);     // gemm_pack.cpp
   void emit_column_runs(const ColumnRunsSpec& s, const std::string& name);  // gemm_column_runs.cpp

@@ -16,7 +16,8 @@ void GemmEmitter::emit_tile(const TileSpec& s, const std::string& name) {
   llvm::Function* f = begin_function(name, {ptr_, ptr_, ptr_, i64_, i64_, i64_, i64_, i64_, i64_});
   std::vector<llvm::Value*> args;
   for (auto& arg : f->args()) args.push_back(&arg);
-  emit_tile_body(s, TileArgs{args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]});
+  const TileArgs at{args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8]};
+  s.dot ? emit_dot_tile_body(s, at) : emit_tile_body(s, at);
   b_.CreateRetVoid();
 }
 
