@@ -82,7 +82,8 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   // A small kernel's whole call (one thread, the workload's rows) as the driver walks it,
   // recorded once (plan_calls) and replayed: a 4×4×4 call took 9 ns instead of the walk's 23,
   // of which its tile 5–7 (Zen 5; with random:300, 17³ went from 0.83x to 0.93x LIBXSMM, 24³
-  // from 0.91x to 0.997x). Empty where the walk packs, copies B or depends on the addresses.
+  // from 0.91x to 0.997x). Empty where the walk packs, copies B or depends on the addresses,
+  // and in a kernel that is its whole call.
   std::vector<PlannedCall> plan;
   // A small kernel of a fixed M: its plan as one generated function (emit_whole_call), which is
   // all it has — no other pieces, no plan, one threading tile (compile.cpp, kWholeCallFlops).
