@@ -281,11 +281,33 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // 162 against 125 (tiles of 6), 13×4096×1024 125 against 97. (Unmeasured where zmm
       // operations run in halves, Zen 4: the fetch and the tiles of 6 stay there.)
       const int64_t stride = w.ldb * int64_t(sizeof(float));
-      g.kc = 256, g.prefetch_n = t.zmm_in_halves || (stride & -stride) >= 4096 ? 64 : 0;
+      const int64_t power_of_two = stride & -stride;
+      g.kc = 256, g.prefetch_n = t.zmm_in_halves || power_of_two >= 4096 ? 64 : 0;
       if (w.m > 8 && !narrow && !t.zmm_in_halves) {
         g.mr = at_least(knob(space, "mr"), (w.m + 1) / 2);
         g.nr = (tile_fits_registers(g.mr, 4, t.vector_registers()) ? 4 : 3) * vec;
         g.nc = nearest_multiple(knob(space, "nc"), 1536, g.nr);
+      }
+      // K blocks of up to 1024 where B's rows in L2 allow (as for B read in place below: a
+      // stride of P bytes times an odd number keeps a panel's lines in L2 / P rows' worth of
+      // sets, 3/4 of it for B): fewer passes over C while B comes from L3. Up to 13 rows on N
+      // of at most 512, one tile of all of them, 2 vectors wide: B read from L3 by one tile at
+      // 2 vectors per row's FMAs instead of 4 (the second tile reading it from L2). Zen 5, one
+      // run each of every tile of 2..4 vectors, GFLOP/s of kc 1024 against 256 on the same
+      // tile: 8×1000×1000 169 against 160, 11×3000×1000 175 against 149, 12×3000×1000 185
+      // against 169, 2×2000×2000 62 against 57, 6×2000×700 157 against 145, 9×1200×2000 189
+      // against 176; rows 2 KiB apart (bound 384) stay at 256: 8×512×4096 182 against 165.
+      // One tile over two, both kc 1024 (oneDNN in brackets): 9×200×2000 186 against 149 (161),
+      // 9×400×2000 188 against 180 (184), 10×300×2000 185 against 180 (173), 11×275×1736 179
+      // against 173 (174), 12×200×2000 192 against 187 (183), 13×500×2000 198 against 192
+      // (165), 13×100×3000 180 against 168 (154); 9×128×2000 201 against 204; wider it loses:
+      // 12×600×2000 176 against 197, 11×800×1500 192 against 194, 11×3000×1000 148 against 175.
+      constexpr int64_t kLongBlock = 1024;
+      if (!t.zmm_in_halves && kLongBlock * power_of_two <= t.l2_bytes * 3 / 4) {
+        const int64_t blocks = (w.k + kLongBlock - 1) / kLongBlock;
+        g.kc = at_least(knob(space, "kc"), (w.k + blocks - 1) / blocks);
+        if (w.m > 8 && !narrow && w.n <= 512 && tile_fits_registers(int(w.m), 2, t.vector_registers()))
+          g.mr = int(w.m), g.nr = 2 * vec, g.nc = nearest_multiple(knob(space, "nc"), 1536, g.nr);
       }
     } else if (t.avx512) {
       // On Intel (Sapphire Rapids class), walking far down B's columns is 2.3–4.2x slower than

@@ -532,9 +532,11 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
   expect_streaming_tiles(t, {{8, 1, "8x48 kc=256"}});
 }
 
-// A few rows streaming B on full-width AVX-512 AMD (Zen 5): long K blocks; 9..16 rows in two
-// tiles as wide as the registers hold; the next tile's lines fetched ahead only where B's rows
-// sit a multiple of 4 KiB apart. Zen 4 (zmm in halves) keeps tiles of 6 and the fetch.
+// A few rows streaming B on full-width AVX-512 AMD (Zen 5): K blocks of 1024 unless B's rows
+// sit a power of two of 2 KiB or more apart, then of 256; 9..16 rows in two tiles as wide as
+// the registers hold, up to 13 on N of at most 512 in one tile of 2 vectors; the next tile's
+// lines fetched ahead only where B's rows sit a multiple of 4 KiB apart. Zen 4 (zmm in
+// halves) keeps tiles of 6, blocks of 256 and the fetch.
 TEST(DefaultRule, FewRowsStreamBInTwoTilesOnFullWidthAmd) {
   Target t;
   t.avx2 = t.avx512 = true;
@@ -546,13 +548,16 @@ TEST(DefaultRule, FewRowsStreamBInTwoTilesOnFullWidthAmd) {
   };
   EXPECT_EQ(tiles(8, 4096, 4096), "8x48 kc=256 prefetch_n=64");
   EXPECT_EQ(tiles(8, 3072, 3072), "8x48 kc=256 prefetch_n=64");  // 12 KiB: 3 × 4 KiB
-  EXPECT_EQ(tiles(8, 1000, 1000), "8x48 kc=256 prefetch_n=0");
-  EXPECT_EQ(tiles(5, 768, 3072), "5x48 kc=256 prefetch_n=0");
-  EXPECT_EQ(tiles(8, 512, 4096), "8x48 kc=256 prefetch_n=0");  // 2 KiB
+  EXPECT_EQ(tiles(8, 1000, 1000), "8x48 kc=1024 prefetch_n=0");
+  EXPECT_EQ(tiles(6, 2000, 700), "6x48 kc=768 prefetch_n=0");    // K in one block
+  EXPECT_EQ(tiles(5, 768, 3072), "5x48 kc=256 prefetch_n=0");    // 3 KiB: 3 × 1 KiB
+  EXPECT_EQ(tiles(8, 512, 4096), "8x48 kc=256 prefetch_n=0");    // 2 KiB
   EXPECT_EQ(tiles(9, 2048, 2048), "5x64 kc=256 prefetch_n=64");
-  EXPECT_EQ(tiles(12, 300, 3000), "6x64 kc=256 prefetch_n=0");
+  EXPECT_EQ(tiles(9, 200, 2000), "9x32 kc=1024 prefetch_n=0");
+  EXPECT_EQ(tiles(12, 300, 3000), "12x32 kc=1024 prefetch_n=0");
+  EXPECT_EQ(tiles(11, 800, 1500), "6x64 kc=768 prefetch_n=0");   // two even blocks
   EXPECT_EQ(tiles(13, 4096, 1024), "7x48 kc=256 prefetch_n=64");
-  EXPECT_EQ(tiles(15, 233, 1939), "8x48 kc=256 prefetch_n=0");
+  EXPECT_EQ(tiles(15, 233, 1939), "8x48 kc=1024 prefetch_n=0");  // 15 rows: no one tile
   EXPECT_EQ(tiles(16, 4096, 4096), "8x48 kc=256 prefetch_n=64");
   t.zmm_in_halves = true;
   EXPECT_EQ(tiles(8, 1000, 1000), "8x48 kc=256 prefetch_n=64");
