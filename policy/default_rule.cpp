@@ -291,8 +291,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // K blocks of up to 1024 where B's rows in L2 allow (as for B read in place below: a
       // stride of P bytes times an odd number keeps a panel's lines in L2 / P rows' worth of
       // sets, 3/4 of it for B): fewer passes over C while B comes from L3. Up to 13 rows on N
-      // of at most 512, one tile of all of them, 2 vectors wide: B read from L3 by one tile at
-      // 2 vectors per row's FMAs instead of 4 (the second tile reading it from L2). Zen 5, one
+      // of at most 512, one tile of all of them, 2 vectors wide: per K step it takes 2 lines
+      // of B from L3 for 2 × M FMAs, where the first of two tiles 4 wide takes 4 for 2 × M
+      // (the second reads them from L2); wider B, the two tiles won. Zen 5, one
       // run each of every tile of 2..4 vectors, GFLOP/s of kc 1024 against 256 on the same
       // tile: 8×1000×1000 169 against 160, 11×3000×1000 175 against 149, 12×3000×1000 185
       // against 169, 2×2000×2000 62 against 57, 6×2000×700 157 against 145, 9×1200×2000 189
