@@ -475,6 +475,27 @@ TEST(DefaultRule, KBlocksFollowL1) {
   EXPECT_EQ(blocks(32 * 1024, 512, 3072, 768), "kc=384 nc=1024");
 }
 
+// Long K on B transposed and packed, on full-width AVX-512 AMD (Zen 5): one panel per N block,
+// packed and used while in L2; elsewhere blocks of 1024 columns, and B as stored keeps them.
+TEST(DefaultRule, LongKOnTransposedBPacksOnePanelPerBlockOnFullWidthAmd) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  auto block = [&t](int64_t m, int64_t n, int64_t k, bool trans_b) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, trans_b), t, 1));
+    EXPECT_TRUE(g.pack_b && !g.swap) << m << "x" << n << "x" << k;
+    return std::to_string(g.nr) + " nc=" + std::to_string(g.nc);
+  };
+  EXPECT_EQ(block(384, 2048, 2048, true), "64 nc=64");
+  EXPECT_EQ(block(1024, 1024, 1024, true), "64 nc=64");
+  EXPECT_EQ(block(1024, 1024, 1024, false), "64 nc=1024");
+  EXPECT_EQ(block(1024, 1024, 512, true), "64 nc=1536");  // K in one block of 512
+  t.zmm_in_halves = true;
+  EXPECT_EQ(block(1024, 1024, 1024, true), "64 nc=1024");
+  t.zmm_in_halves = false, t.intel = true;
+  EXPECT_EQ(block(1024, 1024, 1024, true), "64 nc=1024");
+}
+
 // The default tile, K block and split for M rows against a B of 4096 × 4096 (larger than any
 // L2) on a number of threads.
 struct StreamingTile {
