@@ -554,7 +554,7 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
 }
 
 // A few rows streaming B on full-width AVX-512 AMD (Zen 5): K blocks of 1024 unless B's rows
-// sit a power of two of 2 KiB or more apart, then of 256; 9..16 rows in two tiles as wide as
+// sit a power of two of 1 KiB or more apart, then of 256; 9..16 rows in two tiles as wide as
 // the registers hold, up to 13 on N of at most 512 in one tile of 2 vectors; the next tile's
 // lines fetched ahead only where B's rows sit a multiple of 4 KiB apart. Zen 4 (zmm in
 // halves) keeps tiles of 6, blocks of 256 and the fetch.
