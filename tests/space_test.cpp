@@ -710,6 +710,39 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
     EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(32, 4096, 4096), other, 1)).swap);
 }
 
+// B transposed past L2 under the dot tile on full-width AVX-512 AMD (Zen 5): the next rows
+// fetched ahead only for one row of A over a B too large for an L3 (56 MiB on); Zen 4 and
+// Intel fetch ahead at every size past L2.
+TEST(DefaultRule, DotTileFetchesAheadOnlyOneRowOverBFromMemoryOnFullWidthAmd) {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  auto fetch = [&t](int64_t m, int64_t n, int64_t k) {
+    const Workload w = Workload::matmul(m, n, k, true);
+    const GemmConfig g = GemmConfig::from(default_gemm_config(w, t, 1));
+    if (!gemm_dot_form(w, g)) return std::string("not the dot tile");
+    return std::to_string(g.mr) + " rows, ahead " + std::to_string(g.prefetch_n);
+  };
+  EXPECT_EQ(fetch(1, 4096, 4096), "1 rows, ahead 256");  // 64 MiB
+  EXPECT_EQ(fetch(1, 3584, 4096), "1 rows, ahead 256");  // 56 MiB
+  EXPECT_EQ(fetch(1, 11008, 4096), "1 rows, ahead 256");
+  EXPECT_EQ(fetch(1, 5120, 2560), "1 rows, ahead 0");  // 50 MiB
+  EXPECT_EQ(fetch(1, 768, 768), "1 rows, ahead 0");
+  EXPECT_EQ(fetch(1, 2048, 2048), "1 rows, ahead 0");
+  EXPECT_EQ(fetch(5, 4096, 4096), "3 rows, ahead 0");
+  EXPECT_EQ(fetch(7, 4096, 4096), "4 rows, ahead 0");
+  EXPECT_EQ(fetch(7, 768, 768), "4 rows, ahead 0");
+  EXPECT_EQ(fetch(1, 256, 256), "1 rows, ahead 0");  // in L2
+  Target zen4 = t, intel = t;
+  zen4.zmm_in_halves = true, intel.intel = true;
+  for (const Target& other : {zen4, intel})
+    for (int64_t m : {1, 5}) {
+      const Workload w = Workload::matmul(m, 768, 768, true);
+      const GemmConfig g = GemmConfig::from(default_gemm_config(w, other, 1));
+      EXPECT_TRUE(gemm_dot_form(w, g) && g.prefetch_n == 256) << w.text();
+    }
+}
+
 // B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512 in halves (Zen 4): one
 // packed panel of 4 vectors per N block under all rows, K in one block up to 1024; two threads
 // share N. Full-width AVX-512 (Zen 5), Intel, and more rows keep the general packed tile.
