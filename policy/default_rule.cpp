@@ -391,8 +391,22 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 45.7 (OpenBLAS 43.2). Tiles of 4 rows were up to 25% slower, 12 rows even. With 16
   // registers (AVX2), 7 rows: the most whose sums and operands they hold.
   const bool one_column = w.trans_b && w.n == 1 && w.m > 32;
+  // On full-width AVX-512 AMD (Zen 5) a B streamed from L3 or memory goes under all of M's
+  // rows in one tile where that tile keeps 4 columns of B (M ≤ 5), or 3 (M = 6, 7) over a B up
+  // to 16 MiB; the second tile of two read B's rows again. Zen 5, one tile against tiles of
+  // up to 4 rows, side by side: M = 5 768×768 173 against 110 GFLOP/s, 3072×768 163 against
+  // 108, 2048×2048 98.7 against 80.5, 3072×3072 52.3 against 47.7, 4096×4096 42.0–64.3
+  // against 37.7–52.3, 11008×4096 even; M = 7 768×768 193 against 158, 1024×1024 137
+  // against 107, 3072×768 173 against 148, 2048×2048 even, 4096×2048 (32 MiB) 59.8 against
+  // 72.5, 4096×4096 42.9–63.0 against 52.4–70.1.
+  constexpr int64_t kThreeColumnTileLongestBytes = int64_t(16) << 20;
+  const bool full_width_amd = t.avx512 && !t.intel && !t.zmm_in_halves;
+  const int columns_under_all_rows = w.m <= 32 ? dot_columns(int(w.m), t.vector_registers()) : 0;
+  const bool one_streaming_tile =
+      full_width_amd && streamed_transposed_b &&
+      (columns_under_all_rows >= 4 || (columns_under_all_rows == 3 && b_bytes <= kThreeColumnTileLongestBytes));
   if ((streamed_transposed_b && w.m <= 32) || dot_in_l2 || one_column) {
-    const int64_t tiles = (w.m + 3) / 4;
+    const int64_t tiles = one_streaming_tile ? 1 : (w.m + 3) / 4;
     const int one_column_rows = dot_columns(8, t.vector_registers()) >= 1 ? 8 : 7;
     g.mr = one_column ? one_column_rows : streamed_transposed_b ? int((w.m + tiles - 1) / tiles) : in_l2.rows;
     g.vec = vec, g.nr = 4 * vec;
@@ -415,7 +429,6 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // 3 rows) 768×768 110 against 123, 4096×4096 38.7 against 39.5; M = 7 (4 rows) 768×768
     // 112 against 141, 3072×3072 68.9 against 74.9, 4096×4096 62.6 against 67.3.
     constexpr int64_t kDotFetchAheadFromBytes = int64_t(56) << 20;
-    const bool full_width_amd = t.avx512 && !t.intel && !t.zmm_in_halves;
     const bool fetch_ahead =
         streamed_transposed_b && (!full_width_amd || (w.m == 1 && b_bytes >= kDotFetchAheadFromBytes));
     g.prefetch_n = fetch_ahead ? 256 : 0;

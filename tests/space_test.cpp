@@ -710,10 +710,11 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
     EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(32, 4096, 4096), other, 1)).swap);
 }
 
-// B transposed past L2 under the dot tile on full-width AVX-512 AMD (Zen 5): the next rows
-// fetched ahead only for one row of A over a B too large for an L3 (56 MiB on); Zen 4 and
-// Intel fetch ahead at every size past L2.
-TEST(DefaultRule, DotTileFetchesAheadOnlyOneRowOverBFromMemoryOnFullWidthAmd) {
+// B transposed past L2 under the dot tile on full-width AVX-512 AMD (Zen 5): all of M's rows
+// in one tile where it keeps 4 columns of B, or 3 over a B up to 16 MiB; the next rows
+// fetched ahead only for one row of A over a B too large for an L3 (56 MiB on). Zen 4 and
+// Intel keep tiles of up to 4 rows and fetch ahead at every size past L2.
+TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
   Target t;
   t.avx2 = t.avx512 = true;
   t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
@@ -729,17 +730,23 @@ TEST(DefaultRule, DotTileFetchesAheadOnlyOneRowOverBFromMemoryOnFullWidthAmd) {
   EXPECT_EQ(fetch(1, 5120, 2560), "1 rows, ahead 0");  // 50 MiB
   EXPECT_EQ(fetch(1, 768, 768), "1 rows, ahead 0");
   EXPECT_EQ(fetch(1, 2048, 2048), "1 rows, ahead 0");
-  EXPECT_EQ(fetch(5, 4096, 4096), "3 rows, ahead 0");
+  EXPECT_EQ(fetch(5, 4096, 4096), "5 rows, ahead 0");
+  EXPECT_EQ(fetch(5, 768, 768), "5 rows, ahead 0");
+  EXPECT_EQ(fetch(7, 768, 768), "7 rows, ahead 0");
+  EXPECT_EQ(fetch(7, 2048, 2048), "7 rows, ahead 0");  // 16 MiB
+  EXPECT_EQ(fetch(7, 4096, 2048), "4 rows, ahead 0");
   EXPECT_EQ(fetch(7, 4096, 4096), "4 rows, ahead 0");
-  EXPECT_EQ(fetch(7, 768, 768), "4 rows, ahead 0");
   EXPECT_EQ(fetch(1, 256, 256), "1 rows, ahead 0");  // in L2
+  // Two threads share B's columns.
+  const GemmConfig two = GemmConfig::from(default_gemm_config(Workload::matmul(5, 4096, 4096, true), t, 2));
+  EXPECT_EQ(two.split, Split::n);
   Target zen4 = t, intel = t;
   zen4.zmm_in_halves = true, intel.intel = true;
   for (const Target& other : {zen4, intel})
     for (int64_t m : {1, 5}) {
       const Workload w = Workload::matmul(m, 768, 768, true);
       const GemmConfig g = GemmConfig::from(default_gemm_config(w, other, 1));
-      EXPECT_TRUE(gemm_dot_form(w, g) && g.prefetch_n == 256) << w.text();
+      EXPECT_TRUE(gemm_dot_form(w, g) && g.prefetch_n == 256 && g.mr <= 4) << w.text();
     }
 }
 
