@@ -399,12 +399,26 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // against 37.7–52.3, 11008×4096 even; M = 7 768×768 193 against 158, 1024×1024 137
   // against 107, 3072×768 173 against 148, 2048×2048 even, 4096×2048 (32 MiB) 59.8 against
   // 72.5, 4096×4096 42.9–63.0 against 52.4–70.1.
+  //   A B of up to 12 MiB (in L3) with K up to 1024 goes under one tile wherever it keeps 2
+  // columns (M ≤ 9), over the swapped form below too, whose tile computes M's columns in
+  // whole vectors (M = 9: 9 of 32 lanes). Zen 5, side by side with it, N × K 768×768 and
+  // 3072×768: M = 2 66.4 and 78.2 against 66.1 and 73.0 GFLOP/s, 3 117 and 103 against 105
+  // and 83, 4 124 and 160 against 104 and 124, 6 154 and 165 against 131 and 159, 8 163 and
+  // 164 against 135 and 170, 9 187 and 161 against 90 and 93 (oneDNN 99, 102); 1024×1024: 8
+  // 175 against 155, 9 174 against 92. At 2048×2048 (16 MiB) the swap wins or is even (M = 6
+  // 117 against 94, 9 85 against 77); with longer K, where A's rows leave L1, even or the swap
+  // (768×3072: M = 2..4 −4..+2%, 8 92 against 139; 6×1024×2048 112 against 166).
   constexpr int64_t kThreeColumnTileLongestBytes = int64_t(16) << 20;
+  constexpr int64_t kOneTileOverSwapLongestBytes = int64_t(12) << 20;
+  constexpr int64_t kOneTileOverSwapLongestK = 1024;
   const bool full_width_amd = t.avx512 && !t.intel && !t.zmm_in_halves;
   const int columns_under_all_rows = w.m <= 32 ? dot_columns(int(w.m), t.vector_registers()) : 0;
+  const bool one_tile_over_swap = full_width_amd && streamed_transposed_b && columns_under_all_rows >= 2 &&
+                                  b_bytes <= kOneTileOverSwapLongestBytes && w.k <= kOneTileOverSwapLongestK;
   const bool one_streaming_tile =
       full_width_amd && streamed_transposed_b &&
-      (columns_under_all_rows >= 4 || (columns_under_all_rows == 3 && b_bytes <= kThreeColumnTileLongestBytes));
+      (columns_under_all_rows >= 4 || (columns_under_all_rows == 3 && b_bytes <= kThreeColumnTileLongestBytes) ||
+       one_tile_over_swap);
   if ((streamed_transposed_b && w.m <= 32) || dot_in_l2 || one_column) {
     const int64_t tiles = one_streaming_tile ? 1 : (w.m + 3) / 4;
     const int one_column_rows = dot_columns(8, t.vector_registers()) >= 1 ? 8 : 7;
@@ -457,7 +471,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     streams_b = true;
   }
   // B transposed and larger than L2 with 2..128 rows of A (a batch of tokens on a weight stored
-  // out × in), or in L2 with 33..128 (where B would be packed), on full-width AVX-512 (Zen 5),
+  // out × in; up to 9 rows over a B of up to 12 MiB and K up to 1024, the one dot tile above
+  // instead), or in L2 with 33..128 (where B would be packed), on full-width AVX-512 (Zen 5),
   // B of at least 64 rows (the computed product's M, in tiles of 6 or 8):
   // the swapped form, C^T = B·A^T — each row of B one stream of broadcasts, read once, A packed
   // once per call. Up to 32 rows, tiles of 8 × 2 vectors, else 6 × 4; K in blocks of up to
@@ -480,7 +495,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 96×384×384 1.02x, 64×256×512 1.10x).
   constexpr int64_t kSwapMinK = 256;
   const bool swap_pays = (streamed_transposed_b ? w.m > 1 : w.trans_b && w.m > 32) && w.n >= 64 &&
-                         (w.m <= 32 || w.k >= kSwapMinK);
+                         (w.m <= 32 || w.k >= kSwapMinK) && !one_tile_over_swap;
   if (t.avx512 && !t.intel && !t.zmm_in_halves && swap_pays && swap_possible(w)) {
     GemmConfig s = g;
     s.swap = true, s.vec = vec;

@@ -711,7 +711,8 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
 }
 
 // B transposed past L2 under the dot tile on full-width AVX-512 AMD (Zen 5): all of M's rows
-// in one tile where it keeps 4 columns of B, or 3 over a B up to 16 MiB; the next rows
+// in one tile where it keeps 4 columns of B, or 3 over a B up to 16 MiB, or 2 over a B up to
+// 12 MiB with K up to 1024 (there over the swapped form too); the next rows
 // fetched ahead only for one row of A over a B too large for an L3 (56 MiB on). Zen 4 and
 // Intel keep tiles of up to 4 rows and fetch ahead at every size past L2.
 TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
@@ -737,6 +738,15 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
   EXPECT_EQ(fetch(7, 4096, 2048), "4 rows, ahead 0");
   EXPECT_EQ(fetch(7, 4096, 4096), "4 rows, ahead 0");
   EXPECT_EQ(fetch(1, 256, 256), "1 rows, ahead 0");  // in L2
+  // Up to 12 MiB, one tile wherever it keeps 2 columns, over the swapped form too.
+  EXPECT_EQ(fetch(9, 768, 768), "9 rows, ahead 0");
+  EXPECT_EQ(fetch(3, 3072, 768), "3 rows, ahead 0");
+  EXPECT_EQ(fetch(2, 3072, 1024), "2 rows, ahead 0");  // 12 MiB
+  EXPECT_EQ(fetch(9, 2048, 2048), "not the dot tile");  // 16 MiB: swapped
+  EXPECT_EQ(fetch(8, 768, 3072), "not the dot tile");   // K past 1024
+  EXPECT_EQ(fetch(3, 2048, 2048), "not the dot tile");
+  EXPECT_EQ(fetch(10, 768, 768), "not the dot tile");  // one column
+  EXPECT_EQ(fetch(12, 768, 768), "not the dot tile");
   // Two threads share B's columns.
   const GemmConfig two = GemmConfig::from(default_gemm_config(Workload::matmul(5, 4096, 4096, true), t, 2));
   EXPECT_EQ(two.split, Split::n);
