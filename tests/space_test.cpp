@@ -25,6 +25,15 @@ namespace {
 const Target& host() { return Target::host(); }
 int vec() { return host().vector_floats(); }
 
+// A Zen 5 core's vector units and private caches, whatever the host: the default rule's
+// branches for full-width AVX-512 AMD.
+Target zen5_core() {
+  Target t;
+  t.avx2 = t.avx512 = true;
+  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  return t;
+}
+
 std::vector<Workload> some_workloads() {
   Workload padded = Workload::matmul(45, 77, 90);
   padded.lda += 3, padded.ldb += 5, padded.ldc += 7;
@@ -436,9 +445,8 @@ TEST(DefaultRule, TileWidthFollowsN) {
 // 9..32 rows on full-width AVX-512 with B in L2: tiles 2 vectors wide, in the fewest bands of
 // up to 13 rows, as even as they go (no thin edge band).
 TEST(DefaultRule, NineToThirtyTwoRowsRunInTheFewestEvenBands) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 << 20;
+  Target t = zen5_core();
+  t.l3_bytes = 32 << 20;
   auto tile = [&t](int64_t m, int64_t n, int64_t k) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
     return std::to_string(g.mr) + "x" + std::to_string(g.nr);
@@ -478,9 +486,7 @@ TEST(DefaultRule, KBlocksFollowL1) {
 // Long K on B transposed and packed, on full-width AVX-512 AMD (Zen 5): one panel per N block,
 // packed and used while in L2; elsewhere blocks of 1024 columns, and B as stored keeps them.
 TEST(DefaultRule, LongKOnTransposedBPacksOnePanelPerBlockOnFullWidthAmd) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen5_core();
   auto block = [&t](int64_t m, int64_t n, int64_t k, bool trans_b) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, trans_b), t, 1));
     EXPECT_TRUE(g.pack_b && !g.swap) << m << "x" << n << "x" << k;
@@ -559,9 +565,7 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
 // lines fetched ahead only where B's rows sit a multiple of 4 KiB apart. Zen 4 (zmm in
 // halves) keeps tiles of 6, blocks of 256 and the fetch.
 TEST(DefaultRule, FewRowsStreamBInTwoTilesOnFullWidthAmd) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen5_core();
   auto tiles = [&t](int64_t m, int64_t n, int64_t k) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
@@ -630,9 +634,7 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
 // a Zen 5 core's registers and caches; past 16 rows, packing B where the model puts the dot
 // tile well below it.
 TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen5_core();
   auto form = [&t](int64_t m, int64_t n, int64_t k) {
     const Workload w = Workload::matmul(m, n, k, true);
     const GemmConfig g = GemmConfig::from(default_gemm_config(w, t, 1));
@@ -665,9 +667,7 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
 // in blocks of up to 1024, split along B's rows (the computed product's M) on two threads.
 // A bucket of M too. Not on Intel, not on Zen 4, B of few rows or more than 128 rows of A.
 TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen5_core();
   auto form = [&t](const Workload& w, int threads) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(w, t, threads));
     if (!g.swap) return std::string("not swapped");
@@ -716,9 +716,7 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
 // fetched ahead only for one row of A over a B too large for an L3 (56 MiB on). Zen 4 and
 // Intel keep tiles of up to 4 rows and fetch ahead at every size past L2.
 TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen5_core();
   auto fetch = [&t](int64_t m, int64_t n, int64_t k) {
     const Workload w = Workload::matmul(m, n, k, true);
     const GemmConfig g = GemmConfig::from(default_gemm_config(w, t, 1));
@@ -788,9 +786,7 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
 // times the power-of-two part of B's row stride (the rows' spread over L2's sets) stays
 // within 3/4 of L2; past that, with more rows, and on Zen 4 and Intel, B packed.
 TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen5_core();
   auto packed = [&t](int64_t m, int64_t n, int64_t k, int64_t ldb = 0) {
     Workload w = Workload::matmul(m, n, k);
     if (ldb > 0) w.ldb = ldb;
@@ -814,9 +810,8 @@ TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
 // all of N in one block, fetching C's lines ahead; B read in place up to 8 rows. A C the
 // caches hold (or L3, where that is smaller), K from 17 on, and Intel keep the walk down.
 TEST(DefaultRule, ShortKWithCBeyondTheCachesWalksAlongRows) {
-  Target t;
-  t.avx2 = t.avx512 = true;
-  t.l1d_bytes = 48 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = int64_t(32) << 20;
+  Target t = zen5_core();
+  t.l3_bytes = int64_t(32) << 20;
   auto walk = [&t](int64_t m, int64_t n, int64_t k, bool trans_b = false) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, trans_b), t, 1));
     if (g.tiles == TileOrder::nm) return std::string("down") + (g.prefetch_c == 2 ? " fetching ahead" : "");
@@ -850,9 +845,8 @@ TEST(DefaultRule, GivesValidConfigs) {
 // Every branch of the rule on every kind of target, over a grid dense in the small sizes
 // where the branches meet (9×160×64 once got a 12-row tile on 9 rows).
 TEST(DefaultRule, GivesValidConfigsOverAGridOfShapesOnEveryTarget) {
-  Target zen5;
-  zen5.avx2 = zen5.avx512 = true;
-  zen5.l1d_bytes = 48 * 1024, zen5.l2_bytes = 1024 * 1024, zen5.l3_bytes = 32 << 20;
+  Target zen5 = zen5_core();
+  zen5.l3_bytes = 32 << 20;
   Target zen4 = zen5, intel = zen5, avx2;
   zen4.zmm_in_halves = true, zen4.l1d_bytes = 32 * 1024;
   intel.intel = true, intel.l2_bytes = 2 << 20;
