@@ -591,6 +591,27 @@ TEST(DefaultRule, FewRowsStreamBInTwoTilesOnFullWidthAmd) {
   EXPECT_EQ(tiles(16, 4096, 4096), "6x64 kc=256 prefetch_n=64");
 }
 
+// One row of A over B read in place where zmm operations run in halves (Zen 4): no fetch along
+// B's rows; down its columns 8 rows ahead where B is half of L3 or more, else no fetch at all.
+// Full-width AVX-512 keeps the fetch along.
+TEST(DefaultRule, OneRowFetchesDownBPastHalfOfL3WhereZmmRunInHalves) {
+  Target t = zen5_core();
+  t.zmm_in_halves = true, t.l3_bytes = int64_t(32) << 20;
+  auto fetch = [&t](int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(1, n, k), t, 1));
+    return "prefetch=" + std::to_string(g.prefetch) + " prefetch_n=" + std::to_string(g.prefetch_n);
+  };
+  EXPECT_EQ(fetch(4096, 4096), "prefetch=8 prefetch_n=0");   // 64 MiB
+  EXPECT_EQ(fetch(2048, 2048), "prefetch=8 prefetch_n=0");   // 16 MiB
+  EXPECT_EQ(fetch(1536, 1536), "prefetch=0 prefetch_n=0");   // 9 MiB
+  EXPECT_EQ(fetch(1024, 1024), "prefetch=0 prefetch_n=0");
+  Workload padded = Workload::matmul(1, 1024, 2048);
+  padded.ldb = 2048;  // rows of B 8 KiB apart: 16 MiB
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(padded, t, 1)).prefetch, 8);
+  t.zmm_in_halves = false;
+  EXPECT_EQ(fetch(4096, 4096), "prefetch=0 prefetch_n=128");
+}
+
 // B transposed, up to 32 rows of A against a B larger than L2 and 16 against one in it: the
 // dot tile (B in place) in tiles of up to 4 rows, as even as they go, the next rows fetched
 // ahead; two threads share a B larger than L2's N. More rows pack B. (On AVX-512 whose zmm
