@@ -453,9 +453,17 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // 14.4–24.1 against 13.4–22.3, 11008×4096 17.2–19.9 against 15.6–17.3; M = 5 (tiles of
     // 3 rows) 768×768 110 against 123, 4096×4096 38.7 against 39.5; M = 7 (4 rows) 768×768
     // 112 against 141, 3072×3072 68.9 against 74.9, 4096×4096 62.6 against 67.3.
+    //   Where zmm operations run in halves (Zen 4, L3 32 MiB), one row of A gains from half of
+    // L3 on; tiles of several rows keep the fetch (mixed: 8×3072×768 1.15x with it, 8×768×768
+    // 0.95x). M = 1, side by side, fetch 256 against none: 768×768 32.2 against 39.7 GFLOP/s
+    // (OpenBLAS 38.1), 1024×1024 30.1 against 35.6, 1536×1536 33.8 against 38.5, 3072×768
+    // 34.8 against 42.1, 2048×1536 (12 MiB) 34.2 against 38.1; 2048×2048 25.4 against 23.1,
+    // 4096×2048 19.2 against 15.7, 4096×4096 13.8 against 11.1.
     constexpr int64_t kDotFetchAheadFromBytes = int64_t(56) << 20;
     const bool fetch_ahead =
-        streamed_transposed_b && (!full_width_amd || (w.m == 1 && b_bytes >= kDotFetchAheadFromBytes));
+        streamed_transposed_b &&
+        (!full_width_amd || (w.m == 1 && b_bytes >= kDotFetchAheadFromBytes)) &&
+        !(t.zmm_in_halves && w.m == 1 && b_bytes < t.l3_bytes / 2);
     g.prefetch_n = fetch_ahead ? 256 : 0;
     g.kc = at_least(knob(space, "kc"), w.k);  // K, or the domain's longest block
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
