@@ -544,7 +544,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (g.mr == 6 && g.nr == 4 * vec && w.m % 6 != 0 && w.m % 4 == 0 && (t.zmm_in_halves || w.k <= 64))
       g.mr = 4, g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
   }
-  // Fewer than 512 rows of A on full-width AVX-512 (Zen 5): B read where it lies, whose panel
+  // Fewer than 512 rows of A on AMD's AVX-512: B read where it lies, whose panel
   // stays in L2 while the tiles below walk down it, once packing costs more than so few rows
   // gain. The panel's rows sit ldb apart; a stride of P bytes times an odd number puts them in
   // L2 / P rows' worth of sets, so the K block must stay within that (3/4 of it: A and C share
@@ -556,11 +556,22 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 512 rows (512×768×768 0.96x, 512×1000×1000 even). On 2 threads, over packed B:
   // 128×768×768 1.55x, 96×1536×384 1.75x, 256×1000×1000 1.27x (1.0–1.04x oneDNN), 384³ 1.05x,
   // 448×768×768 1.17x.
-  if (t.avx512 && !t.intel && !t.zmm_in_halves && g.pack_b && !w.trans_b && !narrow && g.vec == vec &&
-      w.m < 512) {
+  //   Where zmm operations run in halves (Zen 4) the same, and up to 128 rows past the bound
+  // too (each panel read from L3 by so few bands costs less than packing it). Zen 4, side by
+  // side over packed B, two runs each: 32×768×768 1.20–1.22x, 64×768×768 1.14x, 96×1536×384
+  // 1.10–1.16x, 128×768×1000 1.07x, 192×768×768 1.07–1.09x, 196×256×2304 1.06x, 448³
+  // 1.02–1.04x, 480³ 1.02–1.05x, 300×640×640 1.08x; 300×1000×1000 0.92x, 256×1000×1000
+  // 0.91–1.04x, 512×768×768 0.95–0.98x; past the bound 49×512×4608 1.12x, 64×1024×1024
+  // 1.07–1.12x, 64×4096×1024 1.07x, 100×2048×512 1.08–1.11x, 128×512×2048 1.06x,
+  // 128×3072×768 0.97–1.02x, 128×2048×2048 0.96–1.0x, 196×1024×1024 0.92–0.99x. Two threads:
+  // 128×768×768 1.21x, 256×1000×1000 1.10x, 384³ 1.04–1.06x.
+  constexpr int64_t kInPlacePastTheBoundRowsInHalves = 128;
+  if (t.avx512 && !t.intel && g.pack_b && !w.trans_b && !narrow && g.vec == vec && w.m < 512) {
     const int64_t stride = w.ldb * int64_t(sizeof(float));
     const int64_t power_of_two = stride & -stride;
-    if (std::min<int64_t>(g.kc, w.k) * power_of_two <= t.l2_bytes * 3 / 4) g.pack_b = false;
+    if (std::min<int64_t>(g.kc, w.k) * power_of_two <= t.l2_bytes * 3 / 4 ||
+        (t.zmm_in_halves && w.m <= kInPlacePastTheBoundRowsInHalves))
+      g.pack_b = false;
   }
   // A K of a few steps and a C beyond the caches (an outer product's; a first layer's on a few
   // channels): the stores of C are the work, each line fetched from memory before it is

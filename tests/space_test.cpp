@@ -435,8 +435,7 @@ TEST(DefaultRule, TileWidthFollowsN) {
   EXPECT_EQ(tile(100, 100, 32), "6x48/16");    // 96 and 4 dot-edge columns (104), not 128
   EXPECT_EQ(tile(100, 100, 4), "4x64/16");     // no dot edge on K this short: 128 either way
   EXPECT_EQ(tile(40, 33, 8), "8x48/16");       // nor 32 and one on it
-  // 1032, not 1056 (B read in place past L2 only where zmm run whole)
-  EXPECT_EQ(tile(200, 1028, 512), host().zmm_in_halves ? "6x64/16 packed" : "6x64/16");
+  EXPECT_EQ(tile(200, 1028, 512), "6x64/16");  // 1032, not 1056
   EXPECT_EQ(tile(513, 513, 513), "6x64/16 packed");  // a dot edge of one column: 528 either way
   EXPECT_EQ(tile(1025, 1025, 1025), "6x64/16 packed");
   EXPECT_EQ(tile(64, 64, 64), "4x64/16");
@@ -812,10 +811,11 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
 }
 
-// Fewer than 512 rows of A on full-width AVX-512 (Zen 5): B read where it lies while its K block
-// times the power-of-two part of B's row stride (the rows' spread over L2's sets) stays
-// within 3/4 of L2; past that, with more rows, and on Zen 4 and Intel, B packed.
-TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
+// Fewer than 512 rows of A on AMD's AVX-512: B read where it lies while its K block times the
+// power-of-two part of B's row stride (the rows' spread over L2's sets) stays within 3/4 of
+// L2; past that, with more rows, and on Intel, B packed. Where zmm operations run in halves
+// (Zen 4) up to 128 rows read it in place past the bound too.
+TEST(DefaultRule, FewHundredRowsReadBInPlaceOnAmd) {
   Target t = zen5_core();
   auto packed = [&t](int64_t m, int64_t n, int64_t k, int64_t ldb = 0) {
     Workload w = Workload::matmul(m, n, k);
@@ -831,7 +831,12 @@ TEST(DefaultRule, FewHundredRowsReadBInPlaceOnFullWidthAmd) {
   EXPECT_FALSE(packed(511, 768, 768));
   EXPECT_TRUE(packed(512, 768, 768));
   t.zmm_in_halves = true;
-  EXPECT_TRUE(packed(128, 768, 768));
+  EXPECT_FALSE(packed(128, 768, 768));
+  EXPECT_FALSE(packed(128, 768, 1000));
+  EXPECT_FALSE(packed(64, 1024, 1024));
+  EXPECT_TRUE(packed(129, 768, 1000));
+  EXPECT_FALSE(packed(300, 640, 640));
+  EXPECT_TRUE(packed(512, 768, 768));
   t.zmm_in_halves = false, t.intel = true;
   EXPECT_TRUE(packed(128, 768, 768));
 }
