@@ -565,13 +565,21 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 1.07–1.12x, 64×4096×1024 1.07x, 100×2048×512 1.08–1.11x, 128×512×2048 1.06x,
   // 128×3072×768 0.97–1.02x, 128×2048×2048 0.96–1.0x, 196×1024×1024 0.92–0.99x. Two threads:
   // 128×768×768 1.21x, 256×1000×1000 1.10x, 384³ 1.04–1.06x.
+  //   There, with K in several blocks, each tile fetches the next one's lines of B ahead (64
+  // floats): the next block's panel comes from L3 while the last bands run. Zen 4, side by side
+  // over none: 32×768×3072 1.11x, 64×768×3072 1.15–1.19x, 96×768×3072 1.11x, 128×768×3072
+  // 1.24x, 256×768×3072 1.10x, 384×768×1536 1.10x, 48×1024×4096 1.19x, 64×4096×1024 1.18x,
+  // 128×512×4096 1.17x, 49×512×4608 1.14x, 64×1024×1024 1.05x; even on 64×512×2048 and
+  // 196×256×2304, and on one block (128×768×768 1.01x, 384³ 0.99x, 100×2048×512 0.95x).
   constexpr int64_t kInPlacePastTheBoundRowsInHalves = 128;
   if (t.avx512 && !t.intel && g.pack_b && !w.trans_b && !narrow && g.vec == vec && w.m < 512) {
     const int64_t stride = w.ldb * int64_t(sizeof(float));
     const int64_t power_of_two = stride & -stride;
     if (std::min<int64_t>(g.kc, w.k) * power_of_two <= t.l2_bytes * 3 / 4 ||
-        (t.zmm_in_halves && w.m <= kInPlacePastTheBoundRowsInHalves))
+        (t.zmm_in_halves && w.m <= kInPlacePastTheBoundRowsInHalves)) {
       g.pack_b = false;
+      if (t.zmm_in_halves && w.k > g.kc) g.prefetch_n = 64;
+    }
   }
   // A K of a few steps and a C beyond the caches (an outer product's; a first layer's on a few
   // channels): the stores of C are the work, each line fetched from memory before it is

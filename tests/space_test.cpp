@@ -814,7 +814,8 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
 // Fewer than 512 rows of A on AMD's AVX-512: B read where it lies while its K block times the
 // power-of-two part of B's row stride (the rows' spread over L2's sets) stays within 3/4 of
 // L2; past that, with more rows, and on Intel, B packed. Where zmm operations run in halves
-// (Zen 4) up to 128 rows read it in place past the bound too.
+// (Zen 4) up to 128 rows read it in place past the bound too, and with K in several blocks each
+// tile fetches the next one's lines ahead.
 TEST(DefaultRule, FewHundredRowsReadBInPlaceOnAmd) {
   Target t = zen5_core();
   auto packed = [&t](int64_t m, int64_t n, int64_t k, int64_t ldb = 0) {
@@ -833,6 +834,12 @@ TEST(DefaultRule, FewHundredRowsReadBInPlaceOnAmd) {
   t.zmm_in_halves = true;
   EXPECT_FALSE(packed(128, 768, 768));
   EXPECT_FALSE(packed(128, 768, 1000));
+  // K in several blocks: the next tile's lines of B fetched ahead.
+  auto ahead = [&t](int64_t m, int64_t n, int64_t k) {
+    return GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1)).prefetch_n;
+  };
+  EXPECT_EQ(ahead(64, 768, 3072), 64);
+  EXPECT_EQ(ahead(128, 768, 768), 0);
   EXPECT_FALSE(packed(64, 1024, 1024));
   EXPECT_TRUE(packed(129, 768, 1000));
   EXPECT_FALSE(packed(300, 640, 640));
