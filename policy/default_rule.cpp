@@ -284,9 +284,19 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // 1×2048×2048 23.6–27.0 against 22.0–22.5, 1×4096×11008 13.4 against 10.4; none:
       // 1×1024×1024 33.1 against 30.8 (the fetch down 8 rows 28.1), 1×1536×1536 30.6 against
       // 28.3, 1×2048×1024 37.4 against 35.3. Two rows or more keep the fetch along (M = 4, 8:
-      // down the columns 0.6–0.8x).
-      if (t.zmm_in_halves)
-        g.prefetch_n = 0, g.prefetch = w.k * w.ldb * int64_t(sizeof(float)) >= t.l3_bytes / 2 ? 8 : 0;
+      // down the columns 0.6–0.8x). A B within a quarter of L3 with rows of less than 4 KiB
+      // runs in blocks of 64 rows: C's row is read and written an eighth as often, and the
+      // block (under 256 KiB) stays in L2. Side by side over blocks of 8, two runs each:
+      // 1×1000×1000 1.11–1.13x, 1×512×2048 1.08x, 1×640×2560 1.06x, 1×768×768 0.99–1.07x;
+      // rows of 4 KiB (1×1024×1024) 0.71x, wider rows even or slower (1×1536×1536
+      // 0.95–1.0x), a larger B little or slower (1×768×3072, 9 MiB, 1.03–1.04x; 1×1000×4000,
+      // 15 MiB, 0.89–0.92x).
+      if (t.zmm_in_halves) {
+        const int64_t stride = w.ldb * int64_t(sizeof(float));
+        const int64_t bytes = w.k * stride;
+        g.prefetch_n = 0, g.prefetch = bytes >= t.l3_bytes / 2 ? 8 : 0;
+        if (bytes < t.l3_bytes / 4 && stride < 4096) g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, 64));
+      }
     } else if (t.avx512 && !t.intel) {
       // Fetching the next tile's lines ahead pays only where B's rows sit a multiple of 4 KiB
       // apart (in few L1 sets; the hardware's fetch falls behind); elsewhere it only takes load

@@ -592,8 +592,9 @@ TEST(DefaultRule, FewRowsStreamBInTwoTilesOnFullWidthAmd) {
 
 // One row of A over a B larger than L2 where zmm operations run in halves (Zen 4): B in place
 // fetched down its columns 8 rows ahead where it is half of L3 or more, else not at all (not
-// along its rows); B transposed (the dot tile) fetched ahead from half of L3 on, where several
-// rows always fetch. Full-width AVX-512 keeps the fetch along B in place.
+// along its rows), in blocks of 64 rows where they are under 4 KiB within a quarter of L3; B
+// transposed (the dot tile) fetched ahead from half of L3 on (several rows of A at any size).
+// Full-width AVX-512 keeps the fetch along B in place.
 TEST(DefaultRule, OneRowFetchesAheadFromHalfOfL3WhereZmmRunInHalves) {
   Target t = zen5_core();
   t.zmm_in_halves = true, t.l3_bytes = int64_t(32) << 20;
@@ -608,6 +609,14 @@ TEST(DefaultRule, OneRowFetchesAheadFromHalfOfL3WhereZmmRunInHalves) {
   Workload padded = Workload::matmul(1, 1024, 2048);
   padded.ldb = 2048;  // rows of B 8 KiB apart: 16 MiB
   EXPECT_EQ(fetch(padded), "prefetch=8 prefetch_n=0");
+  // Within a quarter of L3, rows of less than 4 KiB in blocks of 64.
+  auto kc = [&t](int64_t n, int64_t k) {
+    return GemmConfig::from(default_gemm_config(Workload::matmul(1, n, k), t, 1)).kc;
+  };
+  EXPECT_EQ(kc(1000, 1000), 64);
+  EXPECT_EQ(kc(640, 2560), 64);
+  EXPECT_EQ(kc(1024, 1024), 8);  // 4 KiB
+  EXPECT_EQ(kc(768, 3072), 8);   // 9 MiB
   EXPECT_EQ(fetch(Workload::matmul(1, 2048, 2048, true)), "prefetch=0 prefetch_n=256");
   EXPECT_EQ(fetch(Workload::matmul(1, 2048, 1536, true)), "prefetch=0 prefetch_n=0");
   EXPECT_EQ(fetch(Workload::matmul(1, 768, 768, true)), "prefetch=0 prefetch_n=0");
