@@ -843,16 +843,16 @@ TEST(DefaultRule, FewHundredRowsReadBInPlaceOnAmd) {
   t.zmm_in_halves = true;
   EXPECT_FALSE(packed(128, 768, 768));
   EXPECT_FALSE(packed(128, 768, 1000));
+  EXPECT_FALSE(packed(64, 1024, 1024));
+  EXPECT_TRUE(packed(129, 768, 1000));
+  EXPECT_FALSE(packed(300, 640, 640));
+  EXPECT_TRUE(packed(512, 768, 768));
   // K in several blocks: the next tile's lines of B fetched ahead.
   auto ahead = [&t](int64_t m, int64_t n, int64_t k) {
     return GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1)).prefetch_n;
   };
   EXPECT_EQ(ahead(64, 768, 3072), 64);
   EXPECT_EQ(ahead(128, 768, 768), 0);
-  EXPECT_FALSE(packed(64, 1024, 1024));
-  EXPECT_TRUE(packed(129, 768, 1000));
-  EXPECT_FALSE(packed(300, 640, 640));
-  EXPECT_TRUE(packed(512, 768, 768));
   t.zmm_in_halves = false, t.intel = true;
   EXPECT_TRUE(packed(128, 768, 768));
 }
