@@ -470,10 +470,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // 34.8 against 42.1, 2048×1536 (12 MiB) 34.2 against 38.1; 2048×2048 25.4 against 23.1,
     // 4096×2048 19.2 against 15.7, 4096×4096 13.8 against 11.1.
     constexpr int64_t kDotFetchAheadFromBytes = int64_t(56) << 20;
-    const bool fetch_ahead =
-        streamed_transposed_b &&
-        (!full_width_amd || (w.m == 1 && b_bytes >= kDotFetchAheadFromBytes)) &&
-        !(t.zmm_in_halves && w.m == 1 && b_bytes < t.l3_bytes / 2);
+    const int64_t one_row_fetches_from = full_width_amd ? kDotFetchAheadFromBytes
+                                         : t.zmm_in_halves ? t.l3_bytes / 2
+                                                           : 0;
+    const bool fetch_ahead = streamed_transposed_b && (w.m == 1 ? b_bytes >= one_row_fetches_from : !full_width_amd);
     g.prefetch_n = fetch_ahead ? 256 : 0;
     g.kc = at_least(knob(space, "kc"), w.k);  // K, or the domain's longest block
     g.mc = nearest_multiple(knob(space, "mc"), std::max(16 * g.mr, 96), g.mr);
