@@ -10,15 +10,21 @@
 namespace livetune {
 namespace {
 
-// Below this many flops a call is over in a few microseconds: waking threads costs more.
-constexpr double kMinFlopsPerThread = 4e6;
+// A part of a call under this many flops (about 10 microseconds) gains less from a second
+// thread than handing it over costs. Zen 4, 2 threads over 1, kept busy back to back: 48×48×256
+// (1.2 MFLOP) 1.6x, 100³ and 96³ 1.6–1.7x, 2×768×768 2.0x; at 0.5 MFLOP mixed (64³ 0.93x,
+// 32×64×128 0.9–1.3x), at 0.26 (8×128×128) 0.5–0.8x.
+constexpr double kMinFlopsPerThread = 1e6;
 
 }  // namespace
 
 Executor::Executor(int threads) : threads_(std::max(1, threads)), arena_(threads_) {}
 
 int64_t Executor::parts_for(const Kernel& k, int64_t m, int64_t tiles) const {
-  const double flops = 2.0 * double(m) * double(k.workload.n) * double(k.workload.k);
+  // Under 4 rows of A a call is bound by reading B, each float of it as slow as a few FMAs:
+  // it counts as 4 rows (1×512×512, 0.5 MFLOP, 1.8x on 2 threads).
+  const double rows = std::max<double>(double(m), 4);
+  const double flops = 2.0 * rows * double(k.workload.n) * double(k.workload.k);
   return std::min<int64_t>({threads_, tiles, int64_t(flops * (1 / kMinFlopsPerThread)) + 1});
 }
 

@@ -108,6 +108,7 @@ TEST(RuntimeThreads, LargeCallOnTwoThreads) {
   for (bool trans_b : {false, true}) {
     check_first_then_jit(epi(mm(200, 300, 100, trans_b), true, ActivationKind::relu, 0.5f), 2);
     check_first_then_jit(mm(9, 700, 400, trans_b), 2);  // few M tiles: split along N
+    check_first_then_jit(mm(1, 600, 500, trans_b), 2);  // 0.6 MFLOP, bound by reading B
     // Split along M with a packed B larger than L2: the threads pack B once, together.
     check_first_then_jit(mm(120, 1100, 300, trans_b), 2);
   }
