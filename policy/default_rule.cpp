@@ -335,11 +335,26 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // (165), 13×100×3000 180 against 168 (154); 9×128×2000 201 against 204; wider it loses:
       // 12×600×2000 176 against 197, 11×800×1500 192 against 194, 11×3000×1000 148 against 175.
       constexpr int64_t kLongBlock = 1024;
+      const int64_t long_blocks = (w.k + kLongBlock - 1) / kLongBlock;
       if (!t.zmm_in_halves && kLongBlock * power_of_two <= t.l2_bytes * 3 / 4) {
-        const int64_t blocks = (w.k + kLongBlock - 1) / kLongBlock;
-        g.kc = at_least(knob(space, "kc"), (w.k + blocks - 1) / blocks);
+        g.kc = at_least(knob(space, "kc"), (w.k + long_blocks - 1) / long_blocks);
         if (w.m > 8 && !narrow && w.n <= 512 && tile_fits_registers(int(w.m), 2, t.vector_registers()))
           g.mr = int(w.m), g.nr = 2 * vec, g.nc = nearest_multiple(knob(space, "nc"), 1536, g.nr);
+      }
+      // Where zmm operations run in halves (Zen 4), 2 or 3 rows over a B within a quarter of L3
+      // whose rows are under 4 KiB (as for one row above): K in blocks of up to 1024, tiles 4
+      // vectors wide, no fetch along B's rows — each tile one run down a panel of 4 lines per
+      // row, as LIBXSMM walks it. Zen 4, side by side over kc 256 × 3 vectors with the fetch
+      // (LIBXSMM in brackets): 2×768×768 79–80 against 75 GFLOP/s (79–83), 2×1000×1000 72 against
+      // 66 (74), 2×512×1536 78 against 74 (79), 2×768×2048 76 against 73 (75), 3×768×768 110
+      // against 103 (111), 3×640×640 113 against 103 (111), 3×1000×1000 102–103 against 89–90
+      // (100–104), 3×1000×2000 97 against 89 (96). Rows of 4 KiB and more lose (2×1024×1024
+      // 53 against 57, 2×3072×768 49 against 57), so does a B from memory (2×4096×1024 20
+      // against 36); 3×768×3072 (9 MiB) even; 4 rows and more even (4, 6 × 768×768, 1000×1000).
+      if (t.zmm_in_halves && w.m <= 3 && !narrow && w.n >= 4 * vec && stride < 4096 &&
+          w.k * stride < t.l3_bytes / 4) {
+        g.kc = at_least(knob(space, "kc"), (w.k + long_blocks - 1) / long_blocks);
+        g.nr = 4 * vec, g.nc = nearest_multiple(knob(space, "nc"), 1024, g.nr), g.prefetch_n = 0;
       }
     } else if (t.avx512) {
       // On Intel (Sapphire Rapids class), walking far down B's columns is 2.3–4.2x slower than

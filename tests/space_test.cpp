@@ -625,6 +625,27 @@ TEST(DefaultRule, OneRowFetchesAheadFromHalfOfL3WhereZmmRunInHalves) {
   EXPECT_EQ(fetch(Workload::matmul(1, 4096, 4096)), "prefetch=0 prefetch_n=128");
 }
 
+// Where zmm operations run in halves (Zen 4), 2 or 3 rows of A over a B within a quarter of L3
+// whose rows are under 4 KiB: K in blocks of up to 1024, tiles 4 vectors wide, no fetch along
+// B's rows. Rows of 4 KiB, a larger B or more rows keep blocks of 256 with the fetch.
+TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
+  Target t = zen5_core();
+  t.zmm_in_halves = true, t.l3_bytes = int64_t(32) << 20;
+  auto tile = [&t](int64_t m, int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
+    return "kc=" + std::to_string(g.kc) + " nr=" + std::to_string(g.nr) + " prefetch_n=" + std::to_string(g.prefetch_n);
+  };
+  EXPECT_EQ(tile(3, 1000, 1000), "kc=1024 nr=64 prefetch_n=0");
+  EXPECT_EQ(tile(2, 768, 768), "kc=768 nr=64 prefetch_n=0");
+  EXPECT_EQ(tile(3, 1000, 2000), "kc=1024 nr=64 prefetch_n=0");  // 8 MiB less 192 KiB
+  EXPECT_EQ(tile(2, 512, 1536), "kc=768 nr=64 prefetch_n=0");    // two even blocks
+  EXPECT_EQ(tile(2, 1024, 1024), "kc=256 nr=48 prefetch_n=64");  // rows of 4 KiB
+  EXPECT_EQ(tile(3, 768, 3072), "kc=256 nr=48 prefetch_n=64");   // 9 MiB
+  EXPECT_EQ(tile(4, 768, 768), "kc=256 nr=48 prefetch_n=64");
+  t.zmm_in_halves = false;
+  EXPECT_EQ(tile(3, 1000, 1000), "kc=1024 nr=48 prefetch_n=0");
+}
+
 // B transposed, up to 32 rows of A against a B larger than L2 and 16 against one in it: the
 // dot tile (B in place) in tiles of up to 4 rows, as even as they go, the next rows fetched
 // ahead; two threads share a B larger than L2's N. More rows pack B. (On AVX-512 whose zmm
