@@ -178,7 +178,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     // Where zmm operations run in halves, ymm vectors if zmm would compute many more columns
     // than N and four of them cover it (N = 17: 24 columns, not 32; Zen 4, 1000×17×333,
     // paired over 14 rows × 2 zmm: 1.24x).
-    if (t.zmm_in_halves && half_width_pays(w.n, vec / 2, vec) && w.n <= 4 * (vec / 2)) g.vec = vec / 2;
+    const bool half_width = t.zmm_in_halves && half_width_pays(w.n, vec / 2, vec);
+    if (half_width && w.n <= 4 * (vec / 2)) g.vec = vec / 2;
     g.nr = int(columns_computed(w.n, g.vec));
     if (!t.avx512) g.nr = vectors_costing_least(w.n, vec, 1, 4, columns_computed) * vec;
     // A few columns past whole vectors: tiles of those vectors, the rest on the dot edge
@@ -192,6 +193,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (t.avx512 && g.vec == vec && w.n > vec && past_vectors <= kDotEdgeColumns && past_vectors > 0 &&
         w.k >= kDotEdgeMinK)
       g.nr = int(w.n - past_vectors);
+    // There, N a few ymm past 4 (37..40 of zmm of 16, which would compute 48): tiles of 4 ymm,
+    // the rest on the N-edge tile. Zen 4, side by side over 8 rows × 3 zmm (LIBXSMM in
+    // brackets): 500×37×1000 95 against 87 GFLOP/s (89), 1000×40×333 104–105 against 94 (96),
+    // 2000×38×256 99–100 against 91 (91), 300×39×2000 101 against 92 (95).
+    if (half_width && w.n > 4 * (vec / 2) && w.n < 3 * vec && past_vectors > kDotEdgeColumns)
+      g.vec = vec / 2, g.nr = 4 * g.vec;
     g.mr = tallest_rows(knob(space, "mr"), w.m, g.nr / g.vec, t.vector_registers());
   }
   // K in one block when it is short (no second pass over C); else blocks that fit L1 with the

@@ -401,6 +401,8 @@ std::vector<Workload> default_rule_workloads() {
   out.push_back(Workload::matmul(2, 1200, 520));
   out.push_back(Workload::matmul(2, 1200, 520, true));
   out.push_back(Workload::matmul(1, 1200, 520));
+  out.push_back(Workload::matmul(3, 1000, 300));  // rows under 4 KiB: long K blocks (Zen 4)
+  out.push_back(Workload::matmul(200, 37, 300));  // 4 ymm and the N-edge tile (Zen 4)
   // In L2, with N a multiple of the tile or not (the AVX-512 branches for small squares).
   out.push_back(Workload::matmul(64, 64, 64));
   out.push_back(Workload::matmul(96, 96, 96));
@@ -427,6 +429,9 @@ TEST(DefaultRule, TileWidthFollowsN) {
   // 16 columns and one on the dot edge (not 32) where the tile is as wide as a zmm.
   EXPECT_EQ(tile(1000, 17, 333), host().zmm_in_halves ? "8x24/8 packed" : "16x16/16");
   EXPECT_EQ(tile(33, 33, 33), "13x32/16");  // 32 and one on the dot edge, not 48
+  // Where zmm run in halves, 4 ymm and the N-edge tile (40 columns, not 48).
+  EXPECT_EQ(tile(1000, 40, 333), host().zmm_in_halves ? "6x32/8 packed" : "8x48/16");
+  EXPECT_EQ(tile(100, 37, 300), host().zmm_in_halves ? "6x32/8" : "8x48/16");
   EXPECT_EQ(tile(96, 96, 96), "6x48/16");      // 96 columns, not 128
   EXPECT_EQ(tile(160, 160, 160), "12x32/16");  // 160, not 192
   EXPECT_EQ(tile(65, 68, 65), "6x64/16");      // 64 and 4 dot-edge columns (72), not 96
