@@ -193,8 +193,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     if (t.avx512 && g.vec == vec && w.n > vec && past_vectors <= kDotEdgeColumns && past_vectors > 0 &&
         w.k >= kDotEdgeMinK)
       g.nr = int(w.n - past_vectors);
-    // There, N a few ymm past 4 (37..40 of zmm of 16, which would compute 48): tiles of 4 ymm,
-    // the rest on the N-edge tile. Zen 4, side by side over 8 rows × 3 zmm (LIBXSMM in
+    // Where zmm operations run in halves, N a few ymm past 4 (37..40: 3 zmm would compute 48):
+    // tiles of 4 ymm, the rest on the N-edge tile. Zen 4, side by side over 8 rows × 3 zmm (LIBXSMM in
     // brackets): 500×37×1000 95 against 87 GFLOP/s (89), 1000×40×333 104–105 against 94 (96),
     // 2000×38×256 99–100 against 91 (91), 300×39×2000 101 against 92 (95).
     if (half_width && w.n > 4 * (vec / 2) && w.n < 3 * vec && past_vectors > kDotEdgeColumns)

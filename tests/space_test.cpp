@@ -642,7 +642,7 @@ TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
   };
   EXPECT_EQ(tile(3, 1000, 1000), "kc=1024 nr=64 prefetch_n=0");
   EXPECT_EQ(tile(2, 768, 768), "kc=768 nr=64 prefetch_n=0");
-  EXPECT_EQ(tile(3, 1000, 2000), "kc=1024 nr=64 prefetch_n=0");  // 8 MiB less 192 KiB
+  EXPECT_EQ(tile(3, 1000, 2000), "kc=1024 nr=64 prefetch_n=0");  // 7.6 MiB
   EXPECT_EQ(tile(2, 512, 1536), "kc=768 nr=64 prefetch_n=0");    // two even blocks
   EXPECT_EQ(tile(2, 1024, 1024), "kc=256 nr=48 prefetch_n=64");  // rows of 4 KiB
   EXPECT_EQ(tile(3, 768, 3072), "kc=256 nr=48 prefetch_n=64");   // 9 MiB
