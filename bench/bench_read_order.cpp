@@ -1,9 +1,9 @@
 // How fast memory delivers a large row-major B (K×N floats, beyond the caches) in the orders
 // a GEMM can read it, with no arithmetic to wait for. First the roof `livetune bench` divides
-// by (ReadProbe: one contiguous stream, prefetched ahead). Then the order of a kernel with a
-// few rows of A that reads B in place: it keeps only a few dozen columns of C in registers,
-// so it reads a block of rows a few lines across at a time, each row a page of its own when
-// N is large, with the lines some rows ahead fetched into L2.
+// by (ReadProbe: the fastest of one stream and of 4 or 8 side by side). Then the order of a
+// kernel with a few rows of A that reads B in place: it keeps only a few dozen columns of C in
+// registers, so it reads a block of rows a few lines across at a time, each row a page of its
+// own when N is large, with the lines some rows ahead fetched into L2.
 // Run with --benchmark_repetitions=9 --benchmark_report_aggregates_only: the machines are
 // shared, so compare medians of one run.
 #include <benchmark/benchmark.h>
