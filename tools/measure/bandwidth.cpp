@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <memory>
 #include <iterator>
+#include <memory>
 #include <new>
 #include <vector>
 
