@@ -503,8 +503,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
     streams_b = streamed_transposed_b;
   }
-  // B transposed and larger than L2 with 33..128 rows of A, on AMD's AVX-512 in halves (Zen
-  // 4): one panel of 4 vectors per N block, packed in K blocks of up to 1024 and run under all
+  // B transposed and larger than L2 with 33..128 rows of A and K under 256 (from 256 on the
+  // swapped form below), on AMD's AVX-512 in halves (Zen 4): one panel of 4 vectors per N block, packed in K blocks of up to 1024 and run under all
   // of M's rows in 4-row tiles, K unrolled 8 times and fetched 8 ahead (the search's best at
   // 48 and 64×4096×4096). Zen 4, one run each, over the packed default (oneDNN in
   // brackets): M = 40 86.1 against 73.1 (85.1), 64 95.1 against 83.7 (93.3), 96 99.5 against
@@ -544,10 +544,33 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // swap saves (Zen 5, paired over packed B: 65³ 0.64x, 100³ 0.76x, 64³ 0.84x, 128³ 0.94x,
   // 64×256×64 0.98x, 48×512×128 0.97x, 64×256×128 1.05x, 64×20000×64 0.94x; 64×256×256 1.07x,
   // 96×384×384 1.02x, 64×256×512 1.10x).
+  //   Where zmm operations run in halves (Zen 4), past L2 with 33..128 rows of A, and up to
+  // 512 where B has at least 4 times as many rows (packing A, the smaller operand, then costs
+  // a quarter of packing B or less), K from 256 on. Zen 4, side by side over the default
+  // before (oneDNN in brackets): 48×768×3072 112.5 against 98.4 GFLOP/s (99.3), 64×4096×4096
+  // 112.5 against 97.0 (97.1), 64×1024×1024 113.6 against 104.6 (104.5), 96×768×3072 110.7
+  // against 105.4 (104.0), 96×1536×384 111.3 against 107.9 (108.5), 128×768×768 113.6 against
+  // 109.6 (110.0), 128×3072×768 107.2 against 102.2 (101.7), 128×512×2048 112.5 against 108.5
+  // (108.4), 256×3072×768 109.5 against 101.7 (106.5), 512×4096×1024 112.4 against 107.4
+  // (108.1), 256×1024×4096 111.9 against 101.9 (109.0); with fewer rows of B even or slower:
+  // 200×768×3072 103.8 against 105.4 (107.1), 300×1000×1000 107.3 against 108.1, 256×768×768
+  // 109.7 against 109.4, 512×768×768 109.8 against 111.5, 384×768×3072 109.2 against 107.8.
+  // On several threads each packs all of A for its share of B's rows: only where that share
+  // is at least 1024 rows. Two threads, alternated with the default before, twice each:
+  // 64×4096×4096 218.9 against 190.4, 256×3072×768 207–217 against 184–200 (oneDNN 205–213),
+  // 512×4096×1024 219 against 192–194 (211); 96×768×3072 205 against 212–213, 128×768×768
+  // 217–224 against 220–221.
   constexpr int64_t kSwapMinK = 256;
+  constexpr int64_t kSwapRowsOnFullWidth = 128;
+  constexpr int64_t kSwapRowsAnyBInHalves = 128;
+  constexpr int64_t kSwapBRowsPerARowInHalves = 4;
   const bool swap_pays = (streamed_transposed_b ? w.m > 1 : w.trans_b && w.m > 32) && w.n >= 64 &&
-                         (w.m <= 32 || w.k >= kSwapMinK) && !one_tile_over_swap;
-  if (t.avx512 && !t.intel && !t.zmm_in_halves && swap_pays && swap_possible(w)) {
+                         (w.m <= 32 || w.k >= kSwapMinK) && !one_tile_over_swap && w.m <= kSwapRowsOnFullWidth;
+  constexpr int64_t kSwapBRowsPerThreadInHalves = 1024;
+  const bool swap_pays_in_halves = streamed_transposed_b && w.m > 32 && w.k >= kSwapMinK &&
+                                   (w.m <= kSwapRowsAnyBInHalves || w.n >= kSwapBRowsPerARowInHalves * w.m) &&
+                                   (threads == 1 || w.n >= kSwapBRowsPerThreadInHalves * threads);
+  if (t.avx512 && !t.intel && (t.zmm_in_halves ? swap_pays_in_halves : swap_pays) && swap_possible(w)) {
     GemmConfig s = g;
     s.swap = true, s.vec = vec;
     s.mr = w.m <= 32 ? 8 : 6, s.nr = w.m <= 32 ? 2 * vec : 4 * vec;

@@ -727,7 +727,8 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
 // with 9..128 rows of A (2..8 with phases), or in L2 with 33..128; tiles of 8 × 2 vectors (3
 // where those take phases and 2 do not) up to 32 rows, else 6 × 4, all of M in one N block, K
 // in blocks of up to 1024, split along B's rows (the computed product's M) on two threads.
-// A bucket of M too. Not on Intel, not on Zen 4, B of few rows or more than 128 rows of A.
+// A bucket of M too. Not on Intel, not for B of few rows or more than 128 rows of A; Zen 4
+// has its own rule (SwapsWhereZmmRunInHalves).
 TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   Target t = zen5_core();
   auto form = [&t](const Workload& w, int threads) {
@@ -822,9 +823,10 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
     }
 }
 
-// B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512 in halves (Zen 4): one
-// packed panel of 4 vectors per N block under all rows, K in one block up to 1024; two threads
-// share N. Full-width AVX-512 (Zen 5), Intel, and more rows keep the general packed tile.
+// B transposed and larger than L2, 33..128 rows of A and K under 256, on AMD's AVX-512 in
+// halves (Zen 4): one packed panel of 4 vectors per N block under all rows, K in one block;
+// two threads share N. Full-width AVX-512 (Zen 5), Intel, and more rows keep the general
+// packed tile; from K = 256 on the swapped form (SwapsWhereZmmRunInHalves).
 TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   Target t;
   t.avx2 = t.avx512 = t.zmm_in_halves = true;
@@ -835,15 +837,48 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
            " nc=" + std::to_string(g.nc) + (g.pack_b ? " packed" : "") + " unroll=" + std::to_string(g.unroll) +
            " prefetch=" + std::to_string(g.prefetch) + (g.split == Split::n ? " split n" : "");
   };
-  EXPECT_EQ(form(33, 4096, 4096, 1), "4x64 kc=1024 nc=64 packed unroll=8 prefetch=8");
-  EXPECT_EQ(form(64, 4096, 4096, 1), "4x64 kc=1024 nc=64 packed unroll=8 prefetch=8");
-  EXPECT_EQ(form(128, 4096, 4096, 2), "4x64 kc=1024 nc=64 packed unroll=8 prefetch=8 split n");
-  EXPECT_EQ(form(96, 768, 600, 1), "4x64 kc=768 nc=64 packed unroll=8 prefetch=8");
-  EXPECT_NE(form(129, 4096, 4096, 1).substr(0, 4), "4x64");
+  EXPECT_EQ(form(33, 4096, 255, 1), "4x64 kc=256 nc=64 packed unroll=8 prefetch=8");
+  EXPECT_EQ(form(64, 8192, 192, 1), "4x64 kc=192 nc=64 packed unroll=8 prefetch=8");
+  EXPECT_EQ(form(128, 8192, 128, 2), "4x64 kc=128 nc=64 packed unroll=8 prefetch=8 split n");
+  EXPECT_NE(form(129, 8192, 128, 1).substr(0, 4), "4x64");
   t.zmm_in_halves = false;
-  EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
+  EXPECT_NE(form(64, 8192, 192, 1).substr(0, 4), "4x64");
   t.zmm_in_halves = t.intel = true;
-  EXPECT_NE(form(64, 4096, 4096, 1).substr(0, 4), "4x64");
+  EXPECT_NE(form(64, 8192, 192, 1).substr(0, 4), "4x64");
+}
+
+// Where zmm operations run in halves (Zen 4) the swapped form takes B transposed and larger
+// than L2 under 33..128 rows of A, and up to 512 where B has at least 4 times as many rows,
+// K from 256 on: tiles of 6 × 4 vectors, all of M in one N block, K in blocks of up to 1024;
+// on several threads only with B of at least 1024 rows per thread.
+TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
+  Target t;
+  t.avx2 = t.avx512 = t.zmm_in_halves = true;
+  t.l1d_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024;
+  auto form = [&t](int64_t m, int64_t n, int64_t k, int threads = 1) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, true), t, threads));
+    if (!g.swap) return std::string("not swapped");
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+           " nc=" + std::to_string(g.nc) + " split " + (g.split == Split::n ? "n" : "m");
+  };
+  EXPECT_EQ(form(33, 4096, 4096), "6x64 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(64, 4096, 4096, 2), "6x64 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(128, 768, 768), "6x64 kc=768 nc=128 split m");
+  EXPECT_EQ(form(96, 1536, 384), "6x64 kc=384 nc=128 split m");
+  EXPECT_EQ(form(256, 3072, 768), "6x64 kc=768 nc=256 split m");
+  EXPECT_EQ(form(512, 2048, 1024), "6x64 kc=1024 nc=512 split m");
+  EXPECT_EQ(form(256, 1024, 4096), "6x64 kc=1024 nc=256 split m");
+  EXPECT_EQ(form(200, 768, 3072), "not swapped");  // B of fewer than 4 rows per row of A
+  EXPECT_EQ(form(512, 2047, 1024), "not swapped");
+  EXPECT_EQ(form(513, 8192, 1024), "not swapped");  // past kSwapMaxRows
+  EXPECT_EQ(form(64, 4096, 255), "not swapped");    // K under 256
+  EXPECT_EQ(form(32, 4096, 4096), "not swapped");   // the dot tile
+  EXPECT_EQ(form(64, 256, 512), "not swapped");     // B in L2
+  // On two threads, each packing all of A, B of at least 1024 rows per thread.
+  EXPECT_EQ(form(256, 3072, 768, 2), "6x64 kc=768 nc=256 split m");
+  EXPECT_EQ(form(128, 768, 768, 2), "not swapped");
+  EXPECT_EQ(form(96, 2047, 3072, 2), "not swapped");
+  EXPECT_FALSE(GemmConfig::from(default_gemm_config(Workload::matmul(64, 4096, 4096), t, 1)).swap);
 }
 
 // Fewer than 512 rows of A on AMD's AVX-512: B read where it lies while its K block times the
