@@ -503,9 +503,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
     streams_b = streamed_transposed_b;
   }
-  // B transposed and larger than L2 with 33..128 rows of A and K under 256 (from 256 on the
-  // swapped form below), on AMD's AVX-512 in halves (Zen 4): one panel of 4 vectors per N block, packed in K blocks of up to 1024 and run under all
-  // of M's rows in 4-row tiles, K unrolled 8 times and fetched 8 ahead (the search's best at
+  // B transposed and larger than L2 with 33..128 rows of A (from K = 256 on, on one thread or
+  // over a wide B, the swapped form below), on AMD's AVX-512 in halves (Zen 4): one panel of
+  // 4 vectors per N block, packed in K blocks of up to 1024 and run under all of M's rows in
+  // 4-row tiles, K unrolled 8 times and fetched 8 ahead (the search's best at
   // 48 and 64×4096×4096). Zen 4, one run each, over the packed default (oneDNN in
   // brackets): M = 40 86.1 against 73.1 (85.1), 64 95.1 against 83.7 (93.3), 96 99.5 against
   // 89.9 (99.7), 128 100.6 against 93.7 (103.0); 64×1024×4096 97.9 against 87.5, 64×4096×1024
@@ -564,9 +565,9 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   constexpr int64_t kSwapRowsOnFullWidth = 128;
   constexpr int64_t kSwapRowsAnyBInHalves = 128;
   constexpr int64_t kSwapBRowsPerARowInHalves = 4;
+  constexpr int64_t kSwapBRowsPerThreadInHalves = 1024;
   const bool swap_pays = (streamed_transposed_b ? w.m > 1 : w.trans_b && w.m > 32) && w.n >= 64 &&
                          (w.m <= 32 || w.k >= kSwapMinK) && !one_tile_over_swap && w.m <= kSwapRowsOnFullWidth;
-  constexpr int64_t kSwapBRowsPerThreadInHalves = 1024;
   const bool swap_pays_in_halves = streamed_transposed_b && w.m > 32 && w.k >= kSwapMinK &&
                                    (w.m <= kSwapRowsAnyBInHalves || w.n >= kSwapBRowsPerARowInHalves * w.m) &&
                                    (threads == 1 || w.n >= kSwapBRowsPerThreadInHalves * threads);

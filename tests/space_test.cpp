@@ -823,10 +823,11 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
     }
 }
 
-// B transposed and larger than L2, 33..128 rows of A and K under 256, on AMD's AVX-512 in
-// halves (Zen 4): one packed panel of 4 vectors per N block under all rows, K in one block;
-// two threads share N. Full-width AVX-512 (Zen 5), Intel, and more rows keep the general
-// packed tile; from K = 256 on the swapped form (SwapsWhereZmmRunInHalves).
+// B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512 in halves (Zen 4),
+// where the swapped form does not take it (K under 256; on two threads, B of fewer than 1024
+// rows per thread: SwapsWhereZmmRunInHalves): one packed panel of 4 vectors per N block under
+// all rows, K in one block; two threads share N. Full-width AVX-512 (Zen 5), Intel, and more
+// rows keep the general packed tile.
 TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   Target t;
   t.avx2 = t.avx512 = t.zmm_in_halves = true;
@@ -840,6 +841,7 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   EXPECT_EQ(form(33, 4096, 255, 1), "4x64 kc=256 nc=64 packed unroll=8 prefetch=8");
   EXPECT_EQ(form(64, 8192, 192, 1), "4x64 kc=192 nc=64 packed unroll=8 prefetch=8");
   EXPECT_EQ(form(128, 8192, 128, 2), "4x64 kc=128 nc=64 packed unroll=8 prefetch=8 split n");
+  EXPECT_EQ(form(128, 768, 768, 2), "4x64 kc=768 nc=64 packed unroll=8 prefetch=8 split n");
   EXPECT_NE(form(129, 8192, 128, 1).substr(0, 4), "4x64");
   t.zmm_in_halves = false;
   EXPECT_NE(form(64, 8192, 192, 1).substr(0, 4), "4x64");
