@@ -556,8 +556,16 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // (108.1), 256×1024×4096 111.9 against 101.9 (109.0); with fewer rows of B even or slower:
   // 200×768×3072 103.8 against 105.4 (107.1), 300×1000×1000 107.3 against 108.1, 256×768×768
   // 109.7 against 109.4, 512×768×768 109.8 against 111.5, 384×768×3072 109.2 against 107.8.
-  // On several threads each packs all of A for its share of B's rows: only where that share
-  // is at least 1024 rows. Two threads, alternated with the default before, twice each:
+  // 9..32 rows (past L2, any K) only where the tile's lanes are full: M's columns in phases
+  // (12, 16, 24 rows) or whole tiles (32); 9, 10 or 20 rows leave most lanes empty. Zen 4,
+  // alternated with the dot tile before, one run each: M = 12 81.9 against 71.3 GFLOP/s, 16
+  // 80.8 against 71.0, 24 94.0 against 71.3, 32 104.4 against 84.8 (N = K = 4096),
+  // 12×768×3072 106.6 against 79.3, 24×768×768 108.5 against 102.1, 16×3072×768 97.1 against
+  // 100.7; without phases 9×4096×4096 47.2 against 54.3, 10×1024×1024 70.2 against 95.0,
+  // 20×2048×2048 67.9 against 86.2. (8 rows: the dot tile, 70.5 against 60–64 swapped.)
+  //   On several threads each packs all of A for its share of B's rows: only where that share
+  // is at least 1024 rows (two threads: 16×4096×4096 150 against 134, 32×3072×768 211 against
+  // 183; 12×768×768 186 against 205). Two threads, alternated with the default before, twice each:
   // 64×4096×4096 218.9 against 190.4, 256×3072×768 207–217 against 184–200 (oneDNN 205–213),
   // 512×4096×1024 219 against 192–194 (211); 96×768×3072 205 against 212–213, 128×768×768
   // 217–224 against 220–221.
@@ -568,9 +576,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   constexpr int64_t kSwapBRowsPerThreadInHalves = 1024;
   const bool swap_pays = (streamed_transposed_b ? w.m > 1 : w.trans_b && w.m > 32) && w.n >= 64 &&
                          (w.m <= 32 || w.k >= kSwapMinK) && !one_tile_over_swap && w.m <= kSwapRowsOnFullWidth;
-  const bool swap_pays_in_halves = streamed_transposed_b && w.m > 32 && w.k >= kSwapMinK &&
-                                   (w.m <= kSwapRowsAnyBInHalves || w.n >= kSwapBRowsPerARowInHalves * w.m) &&
-                                   (threads == 1 || w.n >= kSwapBRowsPerThreadInHalves * threads);
+  const bool swap_pays_in_halves =
+      streamed_transposed_b && w.n >= 64 && (threads == 1 || w.n >= kSwapBRowsPerThreadInHalves * threads) &&
+      ((w.m > 8 && w.m <= 32) || (w.m > 32 && w.k >= kSwapMinK &&
+                                  (w.m <= kSwapRowsAnyBInHalves || w.n >= kSwapBRowsPerARowInHalves * w.m)));
   if (t.avx512 && !t.intel && (t.zmm_in_halves ? swap_pays_in_halves : swap_pays) && swap_possible(w)) {
     GemmConfig s = g;
     s.swap = true, s.vec = vec;
@@ -581,7 +590,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       s.nr = 3 * vec;
       if (gemm_phases(computed, s) == 1) s.nr = 2 * vec;
     }
-    if (w.m > 8 || gemm_phases(computed, s) > 1) {
+    const bool lanes_filled = gemm_phases(computed, s) > 1 || w.m % s.nr == 0;
+    if (t.zmm_in_halves && w.m <= 32 ? lanes_filled : w.m > 8 || gemm_phases(computed, s) > 1) {
       g = s;
       g.mc = nearest_multiple(knob(space, "mc"), 384, g.mr);
       g.nc = nearest_multiple(knob(space, "nc"), int(columns_computed(w.m, g.nr)), g.nr);

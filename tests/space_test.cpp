@@ -676,7 +676,7 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
                                                      {8, 1, "dot 4 rows, split m"},
                                                      {8, 2, "dot 4 rows, split n"},
                                                      {10, 1, "dot 4 rows, split m"},
-                                                     {32, 1, "dot 4 rows, split m"}}) {
+                                                     {20, 1, "dot 4 rows, split m"}}) {
       const Workload w = Workload::matmul(c.m, 4096, 4096, true);
       const Config config = default_gemm_config(w, t, c.threads);
       const GemmConfig g = GemmConfig::from(config);
@@ -769,8 +769,8 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   EXPECT_EQ(form(bucket, 1), "6x64 kc=1024 nc=64 split m");
   Target zen4 = t, intel = t;
   zen4.zmm_in_halves = true, intel.intel = true;
-  for (const Target& other : {zen4, intel})
-    EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(32, 4096, 4096), other, 1)).swap);
+  EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(32, 4096, 4096), intel, 1)).swap);
+  EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(10, 4096, 4096), zen4, 1)).swap);
 }
 
 // B transposed past L2 under the dot tile on full-width AVX-512 AMD (Zen 5): all of M's rows
@@ -850,9 +850,10 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
 }
 
 // Where zmm operations run in halves (Zen 4) the swapped form takes B transposed and larger
-// than L2 under 33..128 rows of A, and up to 512 where B has at least 4 times as many rows,
-// K from 256 on: tiles of 6 × 4 vectors, all of M in one N block, K in blocks of up to 1024;
-// on several threads only with B of at least 1024 rows per thread.
+// than L2 under 9..32 rows of A where they fill the tile's lanes (in phases, or 32 rows), under
+// 33..128 from K = 256 on, and up to 512 where B also has at least 4 times as many rows:
+// tiles of 8 × 2 or 3 vectors up to 32 rows, then 6 × 4, all of M in one N block, K in blocks
+// of up to 1024; on several threads only with B of at least 1024 rows per thread.
 TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
   Target t;
   t.avx2 = t.avx512 = t.zmm_in_halves = true;
@@ -874,7 +875,13 @@ TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
   EXPECT_EQ(form(512, 2047, 1024), "not swapped");
   EXPECT_EQ(form(513, 8192, 1024), "not swapped");  // past kSwapMaxRows
   EXPECT_EQ(form(64, 4096, 255), "not swapped");    // K under 256
-  EXPECT_EQ(form(32, 4096, 4096), "not swapped");   // the dot tile
+  EXPECT_EQ(form(12, 4096, 4096), "8x48 kc=1024 nc=192 split m");  // 4 phases
+  EXPECT_EQ(form(16, 768, 3072), "8x32 kc=1024 nc=64 split m");    // 2 phases
+  EXPECT_EQ(form(32, 4096, 4096), "8x32 kc=1024 nc=64 split m");   // whole tiles
+  EXPECT_EQ(form(20, 2048, 2048), "not swapped");                  // 20 of 32 lanes: the dot tile
+  EXPECT_EQ(form(9, 4096, 4096), "not swapped");
+  EXPECT_EQ(form(8, 4096, 4096), "not swapped");
+  EXPECT_EQ(form(16, 256, 256), "not swapped");  // B in L2
   EXPECT_EQ(form(64, 256, 512), "not swapped");     // B in L2
   // On two threads, each packing all of A, B of at least 1024 rows per thread.
   EXPECT_EQ(form(256, 3072, 768, 2), "6x64 kc=768 nc=256 split m");
