@@ -503,10 +503,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
     g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
     streams_b = streamed_transposed_b;
   }
-  // B transposed and larger than L2 with 33..128 rows of A (from K = 256 on, on one thread or
-  // over a wide B, the swapped form below), on AMD's AVX-512 in halves (Zen 4): one panel of
-  // 4 vectors per N block, packed in K blocks of up to 1024 and run under all of M's rows in
-  // 4-row tiles, K unrolled 8 times and fetched 8 ahead (the search's best at
+  // B transposed and larger than L2 with 33..128 rows of A (in whole vectors from K = 256 on,
+  // on one thread or over a wide B, the swapped form below), on AMD's AVX-512 in halves (Zen
+  // 4): one panel of 4 vectors per N block, packed in K blocks of up to 1024 and run under all
+  // of M's rows in 4-row tiles, K unrolled 8 times and fetched 8 ahead (the search's best at
   // 48 and 64×4096×4096). Zen 4, one run each, over the packed default (oneDNN in
   // brackets): M = 40 86.1 against 73.1 (85.1), 64 95.1 against 83.7 (93.3), 96 99.5 against
   // 89.9 (99.7), 128 100.6 against 93.7 (103.0); 64×1024×4096 97.9 against 87.5, 64×4096×1024
@@ -547,7 +547,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 96×384×384 1.02x, 64×256×512 1.10x).
   //   Where zmm operations run in halves (Zen 4), past L2 with 33..128 rows of A, and up to
   // 512 where B has at least 4 times as many rows (packing A, the smaller operand, then costs
-  // a quarter of packing B or less), K from 256 on. Zen 4, side by side over the default
+  // a quarter of packing B or less), K from 256 on, M a multiple of the vector (else the
+  // tiles' last vector runs part empty: 40×4096×4096 75.1 against 81.5, 40×1000×1000 93.2
+  // against 96.7, 100×768×3072 94.6 against 99.3, 100×3000×300 84.1 against 99.7; 80×3000×300
+  // 93.5 against 88.3). Zen 4, side by side over the default
   // before (oneDNN in brackets): 48×768×3072 112.5 against 98.4 GFLOP/s (99.3), 64×4096×4096
   // 112.5 against 97.0 (97.1), 64×1024×1024 113.6 against 104.6 (104.5), 96×768×3072 110.7
   // against 105.4 (104.0), 96×1536×384 111.3 against 107.9 (108.5), 128×768×768 113.6 against
@@ -578,7 +581,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
                          (w.m <= 32 || w.k >= kSwapMinK) && !one_tile_over_swap && w.m <= kSwapRowsOnFullWidth;
   const bool swap_pays_in_halves =
       streamed_transposed_b && w.n >= 64 && (threads == 1 || w.n >= kSwapBRowsPerThreadInHalves * threads) &&
-      ((w.m > 8 && w.m <= 32) || (w.m > 32 && w.k >= kSwapMinK &&
+      ((w.m > 8 && w.m <= 32) || (w.m > 32 && w.m % vec == 0 && w.k >= kSwapMinK &&
                                   (w.m <= kSwapRowsAnyBInHalves || w.n >= kSwapBRowsPerARowInHalves * w.m)));
   if (t.avx512 && !t.intel && (t.zmm_in_halves ? swap_pays_in_halves : swap_pays) && swap_possible(w)) {
     GemmConfig s = g;

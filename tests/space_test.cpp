@@ -824,8 +824,8 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
 }
 
 // B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512 in halves (Zen 4),
-// where the swapped form does not take it (K under 256; on two threads, B of fewer than 1024
-// rows per thread: SwapsWhereZmmRunInHalves): one packed panel of 4 vectors per N block under
+// where the swapped form does not take it (K under 256, M not a multiple of the vector; on two
+// threads, B of fewer than 1024 rows per thread: SwapsWhereZmmRunInHalves): one packed panel of 4 vectors per N block under
 // all rows, K in one block; two threads share N. Full-width AVX-512 (Zen 5), Intel, and more
 // rows keep the general packed tile.
 TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
@@ -851,7 +851,8 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
 
 // Where zmm operations run in halves (Zen 4) the swapped form takes B transposed and larger
 // than L2 under 9..32 rows of A where they fill the tile's lanes (in phases, or 32 rows), under
-// 33..128 from K = 256 on, and up to 512 where B also has at least 4 times as many rows:
+// 33..128 in whole vectors from K = 256 on, and up to 512 where B also has at least 4 times as
+// many rows:
 // tiles of 8 × 2 or 3 vectors up to 32 rows, then 6 × 4, all of M in one N block, K in blocks
 // of up to 1024; on several threads only with B of at least 1024 rows per thread.
 TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
@@ -864,7 +865,7 @@ TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
            " nc=" + std::to_string(g.nc) + " split " + (g.split == Split::n ? "n" : "m");
   };
-  EXPECT_EQ(form(33, 4096, 4096), "6x64 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(48, 4096, 4096), "6x64 kc=1024 nc=64 split m");
   EXPECT_EQ(form(64, 4096, 4096, 2), "6x64 kc=1024 nc=64 split m");
   EXPECT_EQ(form(128, 768, 768), "6x64 kc=768 nc=128 split m");
   EXPECT_EQ(form(96, 1536, 384), "6x64 kc=384 nc=128 split m");
@@ -872,6 +873,8 @@ TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
   EXPECT_EQ(form(512, 2048, 1024), "6x64 kc=1024 nc=512 split m");
   EXPECT_EQ(form(256, 1024, 4096), "6x64 kc=1024 nc=256 split m");
   EXPECT_EQ(form(200, 768, 3072), "not swapped");  // B of fewer than 4 rows per row of A
+  EXPECT_EQ(form(100, 4096, 4096), "not swapped");  // M not a multiple of the vector
+  EXPECT_EQ(form(80, 3000, 300), "6x64 kc=320 nc=128 split m");
   EXPECT_EQ(form(512, 2047, 1024), "not swapped");
   EXPECT_EQ(form(513, 8192, 1024), "not swapped");  // past kSwapMaxRows
   EXPECT_EQ(form(64, 4096, 255), "not swapped");    // K under 256
