@@ -545,33 +545,33 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // swap saves (Zen 5, paired over packed B: 65³ 0.64x, 100³ 0.76x, 64³ 0.84x, 128³ 0.94x,
   // 64×256×64 0.98x, 48×512×128 0.97x, 64×256×128 1.05x, 64×20000×64 0.94x; 64×256×256 1.07x,
   // 96×384×384 1.02x, 64×256×512 1.10x).
-  //   Where zmm operations run in halves (Zen 4), past L2 with 33..128 rows of A, and up to
-  // 512 where B has at least 4 times as many rows (packing A, the smaller operand, then costs
-  // a quarter of packing B or less), K from 256 on, M a multiple of the vector (else the
-  // tiles' last vector runs part empty: 40×4096×4096 75.1 against 81.5, 40×1000×1000 93.2
-  // against 96.7, 100×768×3072 94.6 against 99.3, 100×3000×300 84.1 against 99.7; 80×3000×300
-  // 93.5 against 88.3). Zen 4, side by side over the default
-  // before (oneDNN in brackets): 48×768×3072 112.5 against 98.4 GFLOP/s (99.3), 64×4096×4096
-  // 112.5 against 97.0 (97.1), 64×1024×1024 113.6 against 104.6 (104.5), 96×768×3072 110.7
-  // against 105.4 (104.0), 96×1536×384 111.3 against 107.9 (108.5), 128×768×768 113.6 against
-  // 109.6 (110.0), 128×3072×768 107.2 against 102.2 (101.7), 128×512×2048 112.5 against 108.5
-  // (108.4), 256×3072×768 109.5 against 101.7 (106.5), 512×4096×1024 112.4 against 107.4
-  // (108.1), 256×1024×4096 111.9 against 101.9 (109.0); with fewer rows of B even or slower:
-  // 200×768×3072 103.8 against 105.4 (107.1), 300×1000×1000 107.3 against 108.1, 256×768×768
-  // 109.7 against 109.4, 512×768×768 109.8 against 111.5, 384×768×3072 109.2 against 107.8.
-  // 9..32 rows (past L2, any K) only where the tile's lanes are full: M's columns in phases
-  // (12, 16, 24 rows) or whole tiles (32); 9, 10 or 20 rows leave most lanes empty. Zen 4,
-  // alternated with the dot tile before, one run each: M = 12 81.9 against 71.3 GFLOP/s, 16
-  // 80.8 against 71.0, 24 94.0 against 71.3, 32 104.4 against 84.8 (N = K = 4096),
-  // 12×768×3072 106.6 against 79.3, 24×768×768 108.5 against 102.1, 16×3072×768 97.1 against
-  // 100.7; without phases 9×4096×4096 47.2 against 54.3, 10×1024×1024 70.2 against 95.0,
-  // 20×2048×2048 67.9 against 86.2. (8 rows: the dot tile, 70.5 against 60–64 swapped.)
+  //   Where zmm operations run in halves (Zen 4), past L2 only. 9..32 rows, any K, where M
+  // fills the tile's lanes: in phases (12, 16, 24 rows) or whole tiles (32); 9, 10 or 20 rows
+  // leave most lanes empty, and 8 keep the dot tile. Zen 4, alternated with the dot tile
+  // before, one run each: N = K = 4096, M = 12 81.9 against 71.3 GFLOP/s, 16 80.8 against
+  // 71.0, 24 94.0 against 71.3, 32 104.4 against 84.8; 12×768×3072 106.6 against 79.3,
+  // 24×768×768 108.5 against 102.1, 16×3072×768 97.1 against 100.7; without phases
+  // 9×4096×4096 47.2 against 54.3, 10×1024×1024 70.2 against 95.0, 20×2048×2048 67.9 against
+  // 86.2; 8×4096×4096 60–64 against 70.5.
+  //   33..128 rows in whole vectors from K = 256 on, and up to 512 rows where B has at least 4
+  // times as many (packing A, the smaller operand, then costs a quarter of packing B or less).
+  // Zen 4, side by side over the default before (oneDNN in brackets): 48×768×3072 112.5
+  // against 98.4 (99.3), 64×4096×4096 112.5 against 97.0 (97.1), 64×1024×1024 113.6 against
+  // 104.6 (104.5), 96×768×3072 110.7 against 105.4 (104.0), 96×1536×384 111.3 against 107.9
+  // (108.5), 128×768×768 113.6 against 109.6 (110.0), 128×3072×768 107.2 against 102.2
+  // (101.7), 128×512×2048 112.5 against 108.5 (108.4), 256×3072×768 109.5 against 101.7
+  // (106.5), 512×4096×1024 112.4 against 107.4 (108.1), 256×1024×4096 111.9 against 101.9
+  // (109.0); fewer rows of B, even or slower: 200×768×3072 103.8 against 105.4 (107.1),
+  // 256×768×768 109.7 against 109.4, 512×768×768 109.8 against 111.5; M not in whole vectors
+  // (the tiles' last vector part empty), slower: 40×4096×4096 75.1 against 81.5, 40×1000×1000
+  // 93.2 against 96.7, 100×768×3072 94.6 against 99.3, 100×3000×300 84.1 against 99.7
+  // (80×3000×300 93.5 against 88.3).
   //   On several threads each packs all of A for its share of B's rows: only where that share
-  // is at least 1024 rows (two threads: 16×4096×4096 150 against 134, 32×3072×768 211 against
-  // 183; 12×768×768 186 against 205). Two threads, alternated with the default before, twice each:
-  // 64×4096×4096 218.9 against 190.4, 256×3072×768 207–217 against 184–200 (oneDNN 205–213),
-  // 512×4096×1024 219 against 192–194 (211); 96×768×3072 205 against 212–213, 128×768×768
-  // 217–224 against 220–221.
+  // is at least 1024 rows. Two threads, alternated with the default before: 64×4096×4096 219
+  // against 190, 256×3072×768 207–217 against 184–200 (oneDNN 205–213), 512×4096×1024 219
+  // against 192–194 (211), 16×4096×4096 150 against 134, 32×3072×768 211 against 183;
+  // narrower, slower: 96×768×3072 205 against 212–213, 128×768×768 217–224 against 220–221,
+  // 12×768×768 186 against 205.
   constexpr int64_t kSwapMinK = 256;
   constexpr int64_t kSwapRowsOnFullWidth = 128;
   constexpr int64_t kSwapRowsAnyBInHalves = 128;

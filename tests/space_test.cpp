@@ -825,9 +825,9 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
 
 // B transposed and larger than L2, 33..128 rows of A, on AMD's AVX-512 in halves (Zen 4),
 // where the swapped form does not take it (K under 256, M not a multiple of the vector; on two
-// threads, B of fewer than 1024 rows per thread: SwapsWhereZmmRunInHalves): one packed panel of 4 vectors per N block under
-// all rows, K in one block; two threads share N. Full-width AVX-512 (Zen 5), Intel, and more
-// rows keep the general packed tile.
+// threads, B of fewer than 1024 rows per thread: SwapsWhereZmmRunInHalves): one packed panel
+// of 4 vectors per N block under all rows, K in one block; two threads share N. Full-width
+// AVX-512 (Zen 5), Intel, and more rows keep the general packed tile.
 TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
   Target t;
   t.avx2 = t.avx512 = t.zmm_in_halves = true;
