@@ -602,6 +602,26 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
     }
   }
+  // B transposed past L2 and packed, 129..1024 rows of A, one thread, where zmm operations run
+  // in halves (Zen 4): panels of one vector under tiles of 6 rows, one panel per N block and K
+  // in blocks of up to 1024, each tile fetching A 4 steps ahead — the config the search kept
+  // finding. Zen 4, side by side over the 6 × 4-vector default (oneDNN in brackets):
+  // 197×768×768 105.6 against 99.8 GFLOP/s (103.8), 200×768×3072 106.4 against 99.8 (107.4),
+  // 256×768×768 107.5 against 105.5, 300×1000×1000 104.3 against 102.6, 384×768×3072 106.8
+  // against 102.7, 512×768×768 111.6 against 106.1, 512×3072×768 108.3 against 105.7,
+  // 1000×1000×1000 109.3 against 107.5, 1024×1024×1024 106.5 against 105.2; 2048×2048×2048
+  // 94.4 against 107.9. A second run: 200×768×3072 1.054x, 197×768×768 1.014x, 1024³ 1.022x,
+  // 384×768×3072 1.002x.
+  constexpr int64_t kOneVectorPanelsMostRows = 1024;
+  if (t.avx512 && !t.intel && t.zmm_in_halves && streamed_transposed_b && !g.swap && g.pack_b && threads == 1 &&
+      w.m > kSwapRowsAnyBInHalves && w.m <= kOneVectorPanelsMostRows) {
+    g.mr = 6, g.vec = vec, g.nr = vec;
+    g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, kLongestPackedKc));
+    g.mc = nearest_multiple(knob(space, "mc"), 576, g.mr);
+    g.nc = nearest_multiple(knob(space, "nc"), 64, g.nr);
+    g.pack_a = false, g.unroll = 1, g.prefetch = 4, g.prefetch_n = 0, g.prefetch_c = 1;
+    g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
+  }
   // A, B and C together in L2 on AVX-512: nothing to hide — B read where it lies, C not
   // fetched ahead (Zen 4, paired against LIBXSMM: 256³ 0.967 -> 1.005, 128³ 0.982 -> 1.007,
   // 64³ 0.983 -> 1.012). Rows of 4 where M is a multiple of 4 but not of 6, so that no edge

@@ -502,8 +502,8 @@ TEST(DefaultRule, LongKOnTransposedBPacksOnePanelPerBlockOnFullWidthAmd) {
   EXPECT_EQ(block(1024, 1024, 1024, true), "64 nc=64");
   EXPECT_EQ(block(1024, 1024, 1024, false), "64 nc=1024");
   EXPECT_EQ(block(1024, 1024, 512, true), "64 nc=1536");  // K in one block of 512
-  t.zmm_in_halves = true;
-  EXPECT_EQ(block(1024, 1024, 1024, true), "64 nc=1024");
+  t.zmm_in_halves = true;  // up to 1024 rows one-vector panels there (ManyRowsOnTransposedB...)
+  EXPECT_EQ(block(2048, 1024, 1024, true), "64 nc=1024");
   t.zmm_in_halves = false, t.intel = true;
   EXPECT_EQ(block(1024, 1024, 1024, true), "64 nc=1024");
 }
@@ -891,6 +891,30 @@ TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
   EXPECT_EQ(form(128, 768, 768, 2), "not swapped");
   EXPECT_EQ(form(96, 2047, 3072, 2), "not swapped");
   EXPECT_FALSE(GemmConfig::from(default_gemm_config(Workload::matmul(64, 4096, 4096), t, 1)).swap);
+}
+
+// B transposed past L2 and packed under 129..1024 rows of A on one thread, where zmm operations
+// run in halves (Zen 4): panels of one vector under tiles of 6 rows, one panel per N block, K
+// in blocks of up to 1024, A fetched 4 steps ahead. More rows, two threads, and Zen 5 keep
+// the 6 × 4-vector tile.
+TEST(DefaultRule, ManyRowsOnTransposedBTakeOneVectorPanelsWhereZmmRunInHalves) {
+  Target t;
+  t.avx2 = t.avx512 = t.zmm_in_halves = true;
+  t.l1d_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024;
+  auto form = [&t](int64_t m, int64_t n, int64_t k, int threads = 1) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, true), t, threads));
+    return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) + " mc=" +
+           std::to_string(g.mc) + " nc=" + std::to_string(g.nc) + " prefetch=" + std::to_string(g.prefetch) +
+           (g.swap ? " swapped" : "");
+  };
+  EXPECT_EQ(form(200, 768, 3072), "6x16 kc=1024 mc=576 nc=64 prefetch=4");
+  EXPECT_EQ(form(512, 768, 768), "6x16 kc=768 mc=576 nc=64 prefetch=4");
+  EXPECT_EQ(form(1024, 1024, 1024), "6x16 kc=1024 mc=576 nc=64 prefetch=4");
+  EXPECT_EQ(form(256, 3072, 768).substr(0, 4), "6x64");  // swapped
+  EXPECT_EQ(form(2048, 2048, 2048).substr(0, 4), "6x64");
+  EXPECT_EQ(form(512, 768, 768, 2).substr(0, 4), "6x64");
+  t.zmm_in_halves = false;
+  EXPECT_EQ(form(512, 768, 768).substr(0, 4), "6x64");
 }
 
 // Fewer than 512 rows of A on AMD's AVX-512: B read where it lies while its K block times the
