@@ -34,6 +34,14 @@ Target zen5_core() {
   return t;
 }
 
+// A Zen 4 core's: AVX-512 whose zmm operations run in halves, L1d 32 KiB, L2 1 MiB.
+Target zen4_core() {
+  Target t;
+  t.avx2 = t.avx512 = t.zmm_in_halves = true;
+  t.l1d_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024;
+  return t;
+}
+
 std::vector<Workload> some_workloads() {
   Workload padded = Workload::matmul(45, 77, 90);
   padded.lda += 3, padded.ldb += 5, padded.ldc += 7;
@@ -656,10 +664,7 @@ TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
 // ahead; two threads share a B larger than L2's N. More rows pack B. (On AVX-512 whose zmm
 // operations run in halves, Zen 4, and on AVX2; full-width AVX-512 swaps past 8 rows.)
 TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
-  Target zen4;
-  zen4.avx2 = zen4.avx512 = zen4.zmm_in_halves = true;
-  zen4.l1d_bytes = 32 * 1024, zen4.l2_bytes = 1024 * 1024;
-  for (const Target& t : {zen4, [] {
+  for (const Target& t : {zen4_core(), [] {
          Target avx2;
          avx2.avx2 = true;
          avx2.l2_bytes = 512 * 1024;
@@ -829,9 +834,7 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
 // of 4 vectors per N block under all rows, K in one block; two threads share N. Full-width
 // AVX-512 (Zen 5), Intel, and more rows keep the general packed tile.
 TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
-  Target t;
-  t.avx2 = t.avx512 = t.zmm_in_halves = true;
-  t.l1d_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen4_core();
   auto form = [&t](int64_t m, int64_t n, int64_t k, int threads) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, true), t, threads));
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
@@ -856,9 +859,7 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
 // tiles of 8 × 2 or 3 vectors up to 32 rows, then 6 × 4, all of M in one N block, K in blocks
 // of up to 1024; on several threads only with B of at least 1024 rows per thread.
 TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
-  Target t;
-  t.avx2 = t.avx512 = t.zmm_in_halves = true;
-  t.l1d_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen4_core();
   auto form = [&t](int64_t m, int64_t n, int64_t k, int threads = 1) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, true), t, threads));
     if (!g.swap) return std::string("not swapped");
@@ -898,9 +899,7 @@ TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
 // in blocks of up to 1024, A fetched 4 steps ahead. More rows, two threads, and Zen 5 keep
 // the 6 × 4-vector tile.
 TEST(DefaultRule, ManyRowsOnTransposedBTakeOneVectorPanelsWhereZmmRunInHalves) {
-  Target t;
-  t.avx2 = t.avx512 = t.zmm_in_halves = true;
-  t.l1d_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024;
+  Target t = zen4_core();
   auto form = [&t](int64_t m, int64_t n, int64_t k, int threads = 1) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k, true), t, threads));
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) + " mc=" +
