@@ -855,9 +855,8 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
 // Where zmm operations run in halves (Zen 4) the swapped form takes B transposed and larger
 // than L2 under 9..32 rows of A where they fill the tile's lanes (in phases, or 32 rows), under
 // 33..128 in whole vectors from K = 256 on, and up to 512 where B also has at least 4 times as
-// many rows:
-// tiles of 8 × 2 or 3 vectors up to 32 rows, then 6 × 4, all of M in one N block, K in blocks
-// of up to 1024; on several threads only with B of at least 1024 rows per thread.
+// many rows: tiles of 8 × 2 or 3 vectors up to 32 rows, then 6 × 4, all of M in one N block,
+// K in blocks of up to 1024; on several threads only with B of at least 1024 rows per thread.
 TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
   Target t = zen4_core();
   auto form = [&t](int64_t m, int64_t n, int64_t k, int threads = 1) {
