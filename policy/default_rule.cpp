@@ -290,8 +290,8 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // roof before), 1×4096×3072 13.9–15.1 against 10.7–11.7, 1×4096×2048 15.4 against 11.4,
       // 1×2048×2048 23.6–27.0 against 22.0–22.5, 1×4096×11008 13.4 against 10.4; none:
       // 1×1024×1024 33.1 against 30.8 (the fetch down 8 rows 28.1), 1×1536×1536 30.6 against
-      // 28.3, 1×2048×1024 37.4 against 35.3. Two rows or more keep the fetch along (M = 4, 8:
-      // down the columns 0.6–0.8x). A B within a quarter of L3 with rows of less than 4 KiB
+      // 28.3, 1×2048×1024 37.4 against 35.3. (2..4 rows stream B the same way where it is
+      // large: below.) A B within a quarter of L3 with rows of less than 4 KiB
       // runs in blocks of 64 rows: C's row is read and written an eighth as often, and the
       // block (under 256 KiB) stays in L2. Side by side over blocks of 8, two runs each:
       // 1×1000×1000 1.11–1.13x, 1×512×2048 1.08x, 1×640×2560 1.06x, 1×768×768 0.99–1.07x;
@@ -362,6 +362,22 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
           w.k * stride < t.l3_bytes / 4) {
         g.kc = at_least(knob(space, "kc"), (w.k + long_blocks - 1) / long_blocks);
         g.nr = 4 * vec, g.nc = nearest_multiple(knob(space, "nc"), 1024, g.nr), g.prefetch_n = 0;
+      }
+      // Where zmm operations run in halves (Zen 4), 2 rows over a B of a quarter of L3 or more,
+      // and 3 or 4 over one past L3, stream it as one row does: blocks of 8 rows of B, each read
+      // along its whole row (a few long runs per 4 KiB page, not 256 short ones down a panel),
+      // the next block's lines fetched 8 rows ahead. Zen 4 (L3 32 MiB), side by side over the
+      // tile walking 256 rows down (and fetching along), two runs where two are given:
+      // 2×4096×4096 1.34x / 1.35x, 2×4096×11008 1.33x, 2×11008×4096 1.10x / 1.12x, 2×2048×2048
+      // 1.39x / 1.27x, 2×4096×1024 1.39x, 2×3072×768 0.98x; 3×4096×4096 1.21x, 3×11008×4096
+      // 1.13x; 4×4096×4096 1.20x / 1.28x, 4×4096×11008 1.22x, 4×3072×3072 1.15x, 4×11008×4096
+      // 0.99x / 1.15x. Where B fits L3, 3 and 4 rows lose (3×2048×2048 0.99x, 4×2048×2048 0.85x,
+      // 4×1024×4096 0.67x), so do 2 rows over a B of 2.25 MiB (2×768×768 0.79x); 5 rows gain
+      // little (5×4096×4096 1.05x), 6 and more lose (6×4096×4096 0.86x, 7: 0.87x).
+      const int64_t streamed_from = w.m == 2 ? t.l3_bytes / 4 : t.l3_bytes;
+      if (t.zmm_in_halves && w.m >= 2 && w.m <= 4 && w.n >= 4 * vec && w.k * stride >= streamed_from) {
+        g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n, g.nr);
+        g.prefetch_n = 0, g.prefetch = 8;
       }
     } else if (t.avx512) {
       // On Intel (Sapphire Rapids class), walking far down B's columns is 2.3–4.2x slower than

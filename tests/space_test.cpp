@@ -659,6 +659,35 @@ TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
   EXPECT_EQ(tile(3, 1000, 1000), "kc=1024 nr=48 prefetch_n=0");
 }
 
+// Where zmm operations run in halves (Zen 4), 2 rows of A over a B of a quarter of L3 or more,
+// and 3 or 4 over one past L3, stream B as one row does: blocks of 8 rows, tiles 4 vectors
+// wide across all of N, the next block fetched 8 rows ahead. Fewer bytes, more rows or
+// full-width AVX-512 keep the tile walking 256 rows down.
+TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
+  Target t = zen4_core();
+  t.l3_bytes = int64_t(32) << 20;
+  auto walk = [&t](int64_t m, int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
+    return "mr=" + std::to_string(g.mr) + " nr=" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+           " nc=" + std::to_string(g.nc) + " prefetch=" + std::to_string(g.prefetch) +
+           " prefetch_n=" + std::to_string(g.prefetch_n);
+  };
+  const std::string streamed = " nr=64 kc=8 nc=4096 prefetch=8 prefetch_n=0";
+  EXPECT_EQ(walk(2, 4096, 4096), "mr=2" + streamed);
+  EXPECT_EQ(walk(2, 2048, 2048), "mr=2 nr=64 kc=8 nc=2048 prefetch=8 prefetch_n=0");  // 16 MiB
+  EXPECT_EQ(walk(2, 3072, 768), "mr=2 nr=64 kc=8 nc=3072 prefetch=8 prefetch_n=0");   // 9 MiB
+  EXPECT_EQ(walk(3, 4096, 4096), "mr=3" + streamed);
+  EXPECT_EQ(walk(4, 4096, 11008), "mr=4" + streamed);
+  EXPECT_EQ(walk(4, 11008, 4096), "mr=4" + streamed);  // N past the largest block: blocks of 4096
+  const std::string walked = " nr=48 kc=256 nc=1536 prefetch=0 prefetch_n=64";
+  EXPECT_EQ(walk(2, 1024, 1024), "mr=2" + walked);  // 4 MiB
+  EXPECT_EQ(walk(3, 2048, 2048), "mr=3" + walked);  // within L3
+  EXPECT_EQ(walk(4, 2048, 2048), "mr=4" + walked);
+  EXPECT_EQ(walk(5, 4096, 4096), "mr=5" + walked);
+  t.zmm_in_halves = false;
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 4096, 4096), t, 1)).kc, 256);
+}
+
 // B transposed, up to 32 rows of A against a B larger than L2 and 16 against one in it: the
 // dot tile (B in place) in tiles of up to 4 rows, as even as they go, the next rows fetched
 // ahead; two threads share a B larger than L2's N. More rows pack B. (On AVX-512 whose zmm
