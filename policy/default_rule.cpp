@@ -373,9 +373,11 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // 1.13x; 4×4096×4096 1.20x / 1.28x, 4×4096×11008 1.22x, 4×3072×3072 1.15x, 4×11008×4096
       // 0.99x / 1.15x. Where B fits L3, 3 and 4 rows lose (3×2048×2048 0.99x, 4×2048×2048 0.85x,
       // 4×1024×4096 0.67x), so do 2 rows over a B of 2.25 MiB (2×768×768 0.79x); 5 rows gain
-      // little (5×4096×4096 1.05x), 6 and more lose (6×4096×4096 0.86x, 7: 0.87x).
+      // little (5×4096×4096 1.05x), 6 and more lose (6×4096×4096 0.86x, 7: 0.87x). Rows down
+      // to 1 KiB gain (2×512×16384 1.21x, 2×384×24000 1.22x, 2×256×32768 1.32x); shorter ones
+      // lose (2×100×40000 0.63x / 0.72x).
       const int64_t streamed_from = w.m == 2 ? t.l3_bytes / 4 : t.l3_bytes;
-      if (t.zmm_in_halves && w.m >= 2 && w.m <= 4 && w.n >= 4 * vec && w.k * stride >= streamed_from) {
+      if (t.zmm_in_halves && w.m >= 2 && w.m <= 4 && w.n >= 256 && w.k * stride >= streamed_from) {
         g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n, g.nr);
         g.prefetch_n = 0, g.prefetch = 8;
       }
