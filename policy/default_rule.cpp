@@ -374,10 +374,13 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // 0.99x / 1.15x. Where B fits L3, 3 and 4 rows lose (3×2048×2048 0.99x, 4×2048×2048 0.85x,
       // 4×1024×4096 0.67x), so do 2 rows over a B of 2.25 MiB (2×768×768 0.79x); 5 rows gain
       // little (5×4096×4096 1.05x), 6 and more lose (6×4096×4096 0.86x, 7: 0.87x). Rows down
-      // to 1 KiB gain (2×512×16384 1.21x, 2×384×24000 1.22x, 2×256×32768 1.32x); shorter ones
-      // lose (2×100×40000 0.63x / 0.72x).
+      // to 1 KiB gain (2×512×16384 1.21x, 2×384×24000 1.22x, 2×256×32768 1.32x, 3×320×30000
+      // 1.22x); shorter ones lose (2×100×40000 0.63x / 0.72x), so do short rows with an edge
+      // tile (3×300×30000 0.87x / 0.94x; from 512 columns even or better: 2×600×30000 1.02x /
+      // 1.03x, 3×1000×10000 1.11x).
       const int64_t streamed_from = w.m == 2 ? t.l3_bytes / 4 : t.l3_bytes;
-      if (t.zmm_in_halves && w.m >= 2 && w.m <= 4 && w.n >= 256 && w.k * stride >= streamed_from) {
+      const bool long_rows = w.n >= 512 || (w.n >= 256 && w.n % (4 * vec) == 0);
+      if (t.zmm_in_halves && w.m >= 2 && w.m <= 4 && long_rows && w.k * stride >= streamed_from) {
         g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n, g.nr);
         g.prefetch_n = 0, g.prefetch = 8;
       }

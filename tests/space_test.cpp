@@ -661,8 +661,8 @@ TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
 
 // Where zmm operations run in halves (Zen 4), 2 rows of A over a B of a quarter of L3 or more,
 // and 3 or 4 over one past L3, stream B as one row does: blocks of 8 rows, tiles 4 vectors
-// wide across all of N, the next block fetched 8 rows ahead. Fewer bytes, rows under 1 KiB,
-// more rows of A or full-width AVX-512 keep another walk.
+// wide across all of N, the next block fetched 8 rows ahead. Fewer bytes, rows under 1 KiB (or
+// under 2 KiB with an edge tile), more rows of A or full-width AVX-512 keep another walk.
 TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
   Target t = zen4_core();
   t.l3_bytes = int64_t(32) << 20;
@@ -686,6 +686,8 @@ TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
   EXPECT_EQ(walk(5, 4096, 4096), "mr=5" + walked);
   EXPECT_EQ(walk(2, 256, 32768), "mr=2 nr=64 kc=8 nc=256 prefetch=8 prefetch_n=0");  // rows of 1 KiB
   EXPECT_NE(GemmConfig::from(default_gemm_config(Workload::matmul(2, 100, 40000), t, 1)).kc, 8);
+  EXPECT_NE(GemmConfig::from(default_gemm_config(Workload::matmul(3, 300, 30000), t, 1)).kc, 8);  // an edge tile
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 600, 30000), t, 1)).kc, 8);
   t.zmm_in_halves = false;
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 4096, 4096), t, 1)).kc, 256);
 }
