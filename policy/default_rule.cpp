@@ -363,13 +363,13 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
         g.kc = at_least(knob(space, "kc"), (w.k + long_blocks - 1) / long_blocks);
         g.nr = 4 * vec, g.nc = nearest_multiple(knob(space, "nc"), 1024, g.nr), g.prefetch_n = 0;
       }
-      // Where zmm operations run in halves (Zen 4), 2 rows over a B of a quarter of L3 or more,
-      // and 3 or 4 over one past L3, stream it as one row does: blocks of 8 rows of B, each read
+      // Where zmm operations run in halves (Zen 4), 2 rows over a B of half of L3 or more, and 3
+      // or 4 over one past L3, stream it as one row does: blocks of 8 rows of B, each read
       // along its whole row (a few long runs per 4 KiB page, not 256 short ones down a panel),
       // the next block's lines fetched 8 rows ahead. Zen 4 (L3 32 MiB), side by side over the
       // tile walking 256 rows down (and fetching along), two runs where two are given:
       // 2×4096×4096 1.34x / 1.35x, 2×4096×11008 1.33x, 2×11008×4096 1.10x / 1.12x, 2×2048×2048
-      // 1.39x / 1.27x, 2×4096×1024 1.39x, 2×3072×768 0.98x; 3×4096×4096 1.21x, 3×11008×4096
+      // 1.39x / 1.27x, 2×4096×1024 1.39x; 3×4096×4096 1.21x, 3×11008×4096
       // 1.13x; 4×4096×4096 1.20x / 1.28x, 4×4096×11008 1.22x, 4×3072×3072 1.15x, 4×11008×4096
       // 0.99x / 1.15x. Where B fits L3, 3 and 4 rows lose (3×2048×2048 0.99x, 4×2048×2048 0.85x,
       // 4×1024×4096 0.67x), so do 2 rows over a B of 2.25 MiB (2×768×768 0.79x); 5 rows gain
@@ -377,8 +377,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // to 1 KiB gain (2×512×16384 1.21x, 2×384×24000 1.22x, 2×256×32768 1.32x, 3×320×30000
       // 1.22x); shorter ones lose (2×100×40000 0.63x / 0.72x), so do short rows with an edge
       // tile (3×300×30000 0.87x / 0.94x; from 512 columns even or better: 2×600×30000 1.02x /
-      // 1.03x, 3×1000×10000 1.11x).
-      const int64_t streamed_from = w.m == 2 ? t.l3_bytes / 4 : t.l3_bytes;
+      // 1.03x, 3×1000×10000 1.11x). Two rows over a B of a quarter to half of L3 gain or lose
+      // (default against default: 2×2048×1024 1.25x, 2×3072×768 1.19x; 2×1536×1536 0.85x,
+      // 2×1024×3072 0.88x, 2×2048×1536 1.0x), with the fetch or without.
+      const int64_t streamed_from = w.m == 2 ? t.l3_bytes / 2 : t.l3_bytes;
       const bool long_rows = w.n >= 512 || (w.n >= 256 && w.n % (4 * vec) == 0);
       if (t.zmm_in_halves && w.m >= 2 && w.m <= 4 && long_rows && w.k * stride >= streamed_from) {
         g.kc = 8, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n, g.nr);

@@ -659,8 +659,8 @@ TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
   EXPECT_EQ(tile(3, 1000, 1000), "kc=1024 nr=48 prefetch_n=0");
 }
 
-// Where zmm operations run in halves (Zen 4), 2 rows of A over a B of a quarter of L3 or more,
-// and 3 or 4 over one past L3, stream B as one row does: blocks of 8 rows, tiles 4 vectors
+// Where zmm operations run in halves (Zen 4), 2 rows of A over a B of half of L3 or more, and
+// 3 or 4 over one past L3, stream B as one row does: blocks of 8 rows, tiles 4 vectors
 // wide across all of N, the next block fetched 8 rows ahead. Fewer bytes, rows under 1 KiB (or
 // under 2 KiB with an edge tile), more rows of A or full-width AVX-512 keep another walk.
 TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
@@ -675,12 +675,13 @@ TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
   const std::string streamed = " nr=64 kc=8 nc=4096 prefetch=8 prefetch_n=0";
   EXPECT_EQ(walk(2, 4096, 4096), "mr=2" + streamed);
   EXPECT_EQ(walk(2, 2048, 2048), "mr=2 nr=64 kc=8 nc=2048 prefetch=8 prefetch_n=0");  // 16 MiB
-  EXPECT_EQ(walk(2, 3072, 768), "mr=2 nr=64 kc=8 nc=3072 prefetch=8 prefetch_n=0");   // 9 MiB
+  EXPECT_EQ(walk(2, 4096, 1024), "mr=2" + streamed);                                  // 16 MiB
   EXPECT_EQ(walk(3, 4096, 4096), "mr=3" + streamed);
   EXPECT_EQ(walk(4, 4096, 11008), "mr=4" + streamed);
   EXPECT_EQ(walk(4, 11008, 4096), "mr=4" + streamed);  // N past the largest block: blocks of 4096
   const std::string walked = " nr=48 kc=256 nc=1536 prefetch=0 prefetch_n=64";
   EXPECT_EQ(walk(2, 1024, 1024), "mr=2" + walked);  // 4 MiB
+  EXPECT_EQ(walk(2, 1536, 1536), "mr=2" + walked);  // 9 MiB
   EXPECT_EQ(walk(3, 2048, 2048), "mr=3" + walked);  // within L3
   EXPECT_EQ(walk(4, 2048, 2048), "mr=4" + walked);
   EXPECT_EQ(walk(5, 4096, 4096), "mr=5" + walked);
