@@ -369,11 +369,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       // the next block's lines fetched 8 rows ahead. Zen 4 (L3 32 MiB), side by side over the
       // tile walking 256 rows down (and fetching along), two runs where two are given:
       // 2×4096×4096 1.34x / 1.35x, 2×4096×11008 1.33x, 2×11008×4096 1.10x / 1.12x, 2×2048×2048
-      // 1.39x / 1.27x, 2×4096×1024 1.39x; 3×4096×4096 1.21x, 3×11008×4096
-      // 1.13x; 4×4096×4096 1.20x / 1.28x, 4×4096×11008 1.22x, 4×3072×3072 1.15x, 4×11008×4096
-      // 0.99x / 1.15x. Where B fits L3, 3 and 4 rows lose (3×2048×2048 0.99x, 4×2048×2048 0.85x,
-      // 4×1024×4096 0.67x), so do 2 rows over a B of 2.25 MiB (2×768×768 0.79x); 5 rows gain
-      // little (5×4096×4096 1.05x), 6 and more lose (6×4096×4096 0.86x, 7: 0.87x). Rows down
+      // 1.39x / 1.27x, 2×4096×1024 1.39x; 3×4096×4096 1.21x, 3×11008×4096 1.13x / 1.03x;
+      // 4×4096×4096 1.20x / 1.28x, 4×4096×11008 1.22x, 4×3072×3072 1.15x, 4×16384×4096 1.17x,
+      // 4×11008×4096 0.99x / 1.15x / 1.17x. Where B fits L3, 3 and 4 rows lose (3×2048×2048
+      // 0.99x, 4×2048×2048 0.85x, 4×1024×4096 0.67x), so do 2 rows over a B of 2.25 MiB
+      // (2×768×768 0.79x); 5 rows gain or lose (5×4096×4096 0.91–1.16x, 5×11008×4096 0.60x),
+      // 6 and more lose (6×4096×4096 0.86x, 7: 0.87x). Rows down
       // to 1 KiB gain (2×512×16384 1.21x, 2×384×24000 1.22x, 2×256×32768 1.32x, 3×320×30000
       // 1.22x); shorter ones lose (2×100×40000 0.63x / 0.72x), so do short rows with an edge
       // tile (3×300×30000 0.87x / 0.94x; from 512 columns even or better: 2×600×30000 1.02x /
