@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   llvm-19-dev libtbb-dev libeigen3-dev libsqlite3-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  libopenblas-dev libdnnl-dev libxsmm-dev
+  libopenblas-dev libdnnl-dev libxsmm-dev libblis-dev
 )
 
 missing=()

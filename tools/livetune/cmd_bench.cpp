@@ -33,7 +33,7 @@ namespace {
 constexpr int64_t kFinalists = 5;  // measured against the peers, unless --finalists says
 
 std::vector<std::string> peers_to_run(const Args& args) {
-  if (!args.has("peers")) return {"openblas", "onednn", "onednn_packed", "libxsmm", "eigen"};
+  if (!args.has("peers")) return {"openblas", "onednn", "onednn_packed", "libxsmm", "eigen", "blis"};
   std::vector<std::string> out;
   std::string list = args.get("peers");
   if (list == "none" || list.empty()) return out;

@@ -10,5 +10,6 @@ std::unique_ptr<Peer> make_openblas();
 std::unique_ptr<Peer> make_onednn(bool pack_b);
 std::unique_ptr<Peer> make_libxsmm();
 std::unique_ptr<Peer> make_eigen();
+std::unique_ptr<Peer> make_blis();
 
 }  // namespace livetune::peers

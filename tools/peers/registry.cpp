@@ -17,6 +17,7 @@ const std::vector<std::pair<std::string, Factory>>& registry() {
       {"onednn_packed", [] { return make_onednn(true); }},
       {"libxsmm", make_libxsmm},
       {"eigen", make_eigen},
+      {"blis", make_blis},
   };
   return peers;
 }
