@@ -70,6 +70,7 @@ std::string Workload::text() const {
     auto r = std::to_chars(buf, buf + sizeof buf, beta);  // shortest text that reads back exactly
     s << " beta=" << std::string_view(buf, size_t(r.ptr - buf));
   }
+  if (constant_b) s << " constant_b=1";
   return s.str();
 }
 
@@ -100,6 +101,7 @@ Workload Workload::parse(std::string_view text) {
     else if (key == "ldc") ldc = parse_int(key, v);
     else if (key == "trans_b") w.trans_b = parse_bool(key, v);
     else if (key == "bias") w.bias = parse_bool(key, v);
+    else if (key == "constant_b") w.constant_b = parse_bool(key, v);
     else if (key == "act") {
       if (v == "none") w.act = ActivationKind::none;
       else if (v == "relu") w.act = ActivationKind::relu;
@@ -131,6 +133,7 @@ size_t Workload::hash() const {
   uint32_t beta_bits = 0;
   if (beta != 0.0f) std::memcpy(&beta_bits, &beta, sizeof beta_bits);  // -0 and +0 are one workload
   const uint64_t parts[] = {uint64_t(op) | uint64_t(trans_b) << 8 | uint64_t(bias) << 9 | uint64_t(act) << 10 |
+                                uint64_t(constant_b) << 12 |
                                 uint64_t(beta_bits) << 32,
                             uint64_t(m) | uint64_t(min_m) << 40, uint64_t(n), uint64_t(k), uint64_t(lda), uint64_t(ldb),
                             uint64_t(ldc)};

@@ -26,12 +26,17 @@ struct Workload {
   int64_t min_m = 0;  // 0: M is m; else the smallest M of the bucket (< m)
   int64_t lda = 0, ldb = 0, ldc = 0;
   float beta = 0.0f;
+  // B is the caller's constant (a ConstantMatrix, such as a layer's weights): kernels that pack
+  // B read a copy packed once, so the fastest config is not the one for a B passed fresh each
+  // call (packing it is then free, and it is read from the packed copy), and a call of each
+  // kind is tuned and recorded apart.
+  bool constant_b = false;
 
   static Workload matmul(int64_t m, int64_t n, int64_t k, bool trans_b = false);
 
   // Canonical text, e.g. "matmul m=96 n=1536 k=384 trans_b=0 bias=1 act=gelu" ("m=65..128"
-  // for a bucket of M); leading dimensions and beta appear only when they differ from the
-  // defaults.
+  // for a bucket of M); leading dimensions, beta and constant_b appear only when they differ
+  // from the defaults.
   std::string text() const;
   // Accepts the canonical text and any order of its fields; throws std::invalid_argument.
   static Workload parse(std::string_view text);
@@ -51,7 +56,8 @@ struct Workload {
   // Inline: the dispatcher compares a call's workload with the few its thread called last.
   bool operator==(const Workload& o) const {
     return m == o.m && min_m == o.min_m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb && ldc == o.ldc &&
-           op == o.op && trans_b == o.trans_b && bias == o.bias && act == o.act && beta == o.beta;
+           op == o.op && trans_b == o.trans_b && bias == o.bias && act == o.act && beta == o.beta &&
+           constant_b == o.constant_b;
   }
   size_t hash() const;
 };

@@ -137,6 +137,36 @@ TEST(ConstantOperand, PacksEachLayoutOnce) {
   EXPECT_EQ(op.find(*k2).data, nullptr) << "the other layout is not packed yet";
 }
 
+// One shape called with B as a ConstantMatrix and with B passed fresh: two workloads, each
+// with its own kernel and tuning (a config that packs B is free on the first and a pass over B
+// on the second), both right.
+TEST(ConstantB, AConstantBIsAWorkloadOfItsOwn) {
+  const Workload w = mm(40, 300, 130);
+  const test::Problem p(w, 23);
+  RuntimeOptions o;
+  o.threads = 1;
+  o.persistent = false;
+  Runtime rt(o);
+  const ConstantMatrix b(TensorView::matrix(p.b.data(), w.k, w.n));
+  for (int round = 0; round < 3; ++round) {
+    std::vector<float> c = p.c0;
+    call_constant(rt, p, b, c);
+    check(p, c, "constant b, call " + std::to_string(round + 1));
+    c = p.c0;
+    test::call(rt, p, c);
+    check(p, c, "plain b, call " + std::to_string(round + 1));
+    rt.wait_idle();
+  }
+  Workload constant = w;
+  constant.constant_b = true;
+  std::vector<std::string> seen;
+  for (const WorkloadInfo& i : rt.workloads()) {
+    seen.push_back(i.workload);
+    EXPECT_EQ(i.state, "jit") << i.workload;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{w.text(), constant.text()}));
+}
+
 // The demo's situation: weights shared by the workloads of several buckets of M, each tuning
 // (candidates of many layouts race, copies get replaced) while two threads call: every call
 // right.

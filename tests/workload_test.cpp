@@ -1,5 +1,5 @@
 // Workload: the canonical text (what logs, the TuningDB and `livetune check` use) reads back
-// to the same workload, including leading dimensions and beta; malformed texts are rejected
+// to the same workload, including leading dimensions, beta and a constant B; malformed texts are rejected
 // with a message naming the field; equality and the hash agree; the kernel form of a K×1 B
 // computes the same C from the same memory.
 #include <gtest/gtest.h>
@@ -32,6 +32,9 @@ TEST(WorkloadText, CanonicalForm) {
   EXPECT_EQ(Workload::matmul(96, 1536, 384).text(), "matmul m=96 n=1536 k=384 trans_b=0 bias=0 act=none");
   const Workload w = make(96, 1536, 384, true, true, ActivationKind::gelu, 0.5f, 1, 2, 3);
   EXPECT_EQ(w.text(), "matmul m=96 n=1536 k=384 trans_b=1 bias=1 act=gelu lda=385 ldb=386 ldc=1539 beta=0.5");
+  Workload weights = Workload::matmul(8, 4096, 4096);
+  weights.constant_b = true;
+  EXPECT_EQ(weights.text(), "matmul m=8 n=4096 k=4096 trans_b=0 bias=0 act=none constant_b=1");
 }
 
 TEST(WorkloadText, RoundTripsManyWorkloads) {
@@ -41,9 +44,10 @@ TEST(WorkloadText, RoundTripsManyWorkloads) {
   const std::vector<float> betas = {0.0f, 1.0f, 0.5f, -1.0f, 0.1f, 1e-7f, -3.25e5f, std::numeric_limits<float>::min(),
                                     std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()};
   for (int i = 0; i < 2000; ++i) {
-    const Workload w = make(dim(rng), dim(rng), dim(rng), coin(rng), coin(rng), ActivationKind(act(rng)),
-                            betas[size_t(i) % betas.size()], coin(rng) ? pad(rng) : 0, coin(rng) ? pad(rng) : 0,
-                            coin(rng) ? pad(rng) : 0);
+    Workload w = make(dim(rng), dim(rng), dim(rng), coin(rng), coin(rng), ActivationKind(act(rng)),
+                      betas[size_t(i) % betas.size()], coin(rng) ? pad(rng) : 0, coin(rng) ? pad(rng) : 0,
+                      coin(rng) ? pad(rng) : 0);
+    w.constant_b = coin(rng);
     const std::string text = w.text();
     Workload back;
     ASSERT_NO_THROW(back = Workload::parse(text)) << text;
@@ -88,6 +92,7 @@ TEST(WorkloadParse, Errors) {
   expect_rejected("matmul m=1 n=-4 k=1", "at least 1");
   expect_rejected("matmul m=1 n=1 k=1 trans_b=2", "trans_b");
   expect_rejected("matmul m=1 n=1 k=1 bias=yes", "bias");
+  expect_rejected("matmul m=1 n=1 k=1 constant_b=2", "constant_b");
   expect_rejected("matmul m=1 n=1 k=1 act=tanh", "act");
   expect_rejected("matmul m=1 n=1 k=1 beta=half", "beta");
   expect_rejected("matmul m=4 n=5 k=6 lda=5", "lda");
@@ -130,6 +135,7 @@ TEST(WorkloadKey, EveryFieldTakesPart) {
   vary([](Workload& w) { w.ldb = 21; });
   vary([](Workload& w) { w.ldc = 21; });
   vary([](Workload& w) { w.beta = 1.0f; });
+  vary([](Workload& w) { w.constant_b = true; });
   const Workload same = base;
   EXPECT_EQ(same, base);
   EXPECT_EQ(same.hash(), base.hash());

@@ -98,7 +98,8 @@ void Runtime::matmul(const TensorView& a, const TensorView& b, const TensorView&
 }
 
 void Runtime::matmul(const TensorView& a, const ConstantMatrix& b, const TensorView& c, const MatmulOptions& options) {
-  const Workload w = matmul_workload(a, b.view(), c, options);
+  Workload w = matmul_workload(a, b.view(), c, options);
+  w.constant_b = true;
   if (w.m == 0 || w.n == 0) return;
   impl_->dispatcher.matmul(w, static_cast<const float*>(a.data), static_cast<const float*>(b.view().data),
                            options.bias ? static_cast<const float*>(options.bias->data) : nullptr,

@@ -56,7 +56,12 @@ int cmd_bench(const std::vector<std::string>& argv) {
   switches.insert({"json", "constant-b"});
   Args args(argv, switches, valued);
   // The peers compute the workload as asked; our kernels its kernel form (the same memory).
-  const Workload asked = workload_from(args);
+  // With --constant-b, B is the caller's constant (ConstantMatrix), a workload of its own.
+  const Workload asked = [&] {
+    Workload x = workload_from(args);
+    x.constant_b = args.has("constant-b");
+    return x;
+  }();
   const Workload w = asked.kernel_form();
   const int threads = int(args.get_int("threads", 1));
   if (threads < 1) throw std::invalid_argument("--threads: expected at least 1");
@@ -84,9 +89,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
   }
   if (kernels.empty()) throw std::runtime_error("no variant compiled and validated");
 
-  // With --constant-b, B is the caller's constant (ConstantMatrix): kernels that pack B read
-  // it packed once, outside the timed calls, one copy per layout; others read B itself.
-  const bool constant_b = args.has("constant-b");
+  // Kernels that pack a constant B read it packed once, outside the timed calls, one copy per
+  // layout; others read B itself.
+  const bool constant_b = w.constant_b;
   std::map<std::string, std::unique_ptr<float, decltype(&std::free)>> packed_b;
   auto prepacked_b = [&](const Kernel& k) -> const float* {
     if (!constant_b || !k.takes_packed_b()) return nullptr;
