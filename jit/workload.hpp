@@ -27,9 +27,8 @@ struct Workload {
   int64_t lda = 0, ldb = 0, ldc = 0;
   float beta = 0.0f;
   // B is the caller's constant (a ConstantMatrix, such as a layer's weights): kernels that pack
-  // B read a copy packed once, so the fastest config is not the one for a B passed fresh each
-  // call (packing it is then free, and it is read from the packed copy), and a call of each
-  // kind is tuned and recorded apart.
+  // B read a copy packed once, so packing costs a call nothing and its fastest config can
+  // differ from that of a B passed fresh each call: the two are tuned and recorded apart.
   bool constant_b = false;
 
   static Workload matmul(int64_t m, int64_t n, int64_t k, bool trans_b = false);
