@@ -1,7 +1,7 @@
 // Workload: the canonical text (what logs, the TuningDB and `livetune check` use) reads back
-// to the same workload, including leading dimensions, beta and a constant B; malformed texts are rejected
-// with a message naming the field; equality and the hash agree; the kernel form of a K×1 B
-// computes the same C from the same memory.
+// to the same workload, including leading dimensions, beta and a constant B; malformed texts
+// are rejected with a message naming the field; equality and the hash agree; the kernel form
+// of a K×1 B computes the same C from the same memory.
 #include <gtest/gtest.h>
 
 #include <limits>

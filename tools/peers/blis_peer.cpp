@@ -28,7 +28,9 @@ struct BlisLibrary {
  private:
   BlisLibrary() {
     void* h = dlopen("libblis.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!h) throw std::runtime_error(std::string("peer blis: cannot load libblis.so.4 (scripts/setup.sh installs libblis-dev): ") + dlerror());
+    if (!h)
+      throw std::runtime_error(std::string("peer blis: cannot load libblis.so.4 (scripts/setup.sh installs libblis-dev): ") +
+                               dlerror());
     sgemm_ex = reinterpret_cast<decltype(sgemm_ex)>(symbol(h, "bli_sgemm_ex"));
     arch_query_id = reinterpret_cast<decltype(arch_query_id)>(symbol(h, "bli_arch_query_id"));
     arch_string = reinterpret_cast<decltype(arch_string)>(symbol(h, "bli_arch_string"));
