@@ -1,6 +1,7 @@
 #include "jit/orc_engine.hpp"
 
 #include "jit/log.hpp"
+#include "jit/target.hpp"
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -75,6 +76,8 @@ llvm::TargetMachine& thread_target_machine() {
     auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!builder) throw std::runtime_error("livetune: cannot detect the host target: " + error_text(builder.takeError()));
     builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    // Features the target withholds (LIVETUNE_ISA) turned off, after the host's own.
+    for (const std::string& f : Target::host().withheld) builder->getFeatures().AddFeature(f, false);
     auto made = builder->createTargetMachine();
     if (!made) throw std::runtime_error("livetune: cannot create a target machine: " + error_text(made.takeError()));
     return std::move(*made);

@@ -7,12 +7,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
+
+#include "jit/log.hpp"
 
 namespace livetune {
 namespace {
@@ -29,6 +33,20 @@ int64_t cache_bytes(int level, int sysconf_name, int64_t fallback) {
   return bytes > 0 ? bytes : sysconf_or(sysconf_name, fallback);
 }
 
+// What the code generator and the rules read from the features.
+void derive_isa(Target& t) {
+  t.avx2 = t.has("avx2") && t.has("fma");
+  t.avx512 = t.has("avx512f") && t.has("avx512vl") && t.has("avx512bw") && t.has("avx512dq");
+  t.amx = t.has("amx-tile");
+  t.zmm_in_halves = t.avx512 && t.cpu == "znver4";
+}
+
+// Encoded with EVEX or using tile registers: beyond an AVX2 host.
+bool above_avx2(const std::string& feature) {
+  return feature.starts_with("avx512") || feature.starts_with("avx10") || feature.starts_with("amx") ||
+         feature == "evex512";
+}
+
 Target detect_host() {
   Target t;
   t.triple = llvm::sys::getProcessTriple();
@@ -36,10 +54,7 @@ Target detect_host() {
   for (const auto& f : llvm::sys::getHostCPUFeatures())
     if (f.second) t.features.push_back(f.first().str());
   std::sort(t.features.begin(), t.features.end());
-  t.avx2 = t.has("avx2") && t.has("fma");
-  t.avx512 = t.has("avx512f") && t.has("avx512vl") && t.has("avx512bw") && t.has("avx512dq");
-  t.amx = t.has("amx-tile");
-  t.zmm_in_halves = t.avx512 && t.cpu == "znver4";
+  derive_isa(t);
   // CPUID's vendor: LLVM's CPU name may be a guess (a Sapphire Rapids guest read "rocketlake").
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
@@ -100,11 +115,33 @@ std::string Target::describe() const {
   s << "triple " << triple << ", cpu " << cpu << (intel ? " (Intel)" : "") << ", " << cores << " cores, L1d "
     << l1d_bytes / 1024 << " KiB, L2 " << l2_bytes / 1024 << " KiB, L3 " << l3_bytes / 1024 << " KiB, ISA "
     << (avx512 ? "AVX-512" : avx2 ? "AVX2" : "generic") << (amx ? " + AMX" : "");
+  if (!withheld.empty()) s << " (capped by LIVETUNE_ISA; " << withheld.size() << " host features withheld)";
   return s.str();
 }
 
+Target capped_to_isa(Target t, const std::string& isa) {
+  if (isa == "native") return t;
+  if (isa != "avx2") throw std::invalid_argument("expected native or avx2, got '" + isa + "'");
+  if (!t.avx2) throw std::invalid_argument("avx2: the host has no AVX2 and FMA");
+  std::vector<std::string> kept;
+  for (std::string& f : t.features) (above_avx2(f) ? t.withheld : kept).push_back(std::move(f));
+  t.features = std::move(kept);
+  derive_isa(t);
+  return t;
+}
+
 const Target& Target::host() {
-  static const Target t = detect_host();
+  static const Target t = [] {
+    Target native = detect_host();
+    const char* isa = std::getenv("LIVETUNE_ISA");
+    if (!isa || !*isa) return native;
+    try {
+      return capped_to_isa(native, isa);
+    } catch (const std::invalid_argument& e) {
+      log(LogLevel::warn, std::string("LIVETUNE_ISA ignored: ") + e.what());
+      return native;
+    }
+  }();
   return t;
 }
 

@@ -11,6 +11,9 @@ struct Target {
   std::string triple;
   std::string cpu;                    // LLVM's name for the host CPU (may be imprecise)
   std::vector<std::string> features;  // enabled features, sorted, e.g. "avx512f"
+  // Host features the generated code must not use: those above the ISA that LIVETUNE_ISA
+  // names (capped_to_isa).
+  std::vector<std::string> withheld;
   bool avx2 = false;
   bool avx512 = false;  // avx512f + avx512vl + avx512bw + avx512dq
   // 512-bit operations run as two 256-bit halves (Zen 4): a zmm FMA costs two ymm FMAs.
@@ -33,8 +36,15 @@ struct Target {
   std::string fingerprint() const;
   std::string describe() const;
 
+  // The host, capped to the ISA named by LIVETUNE_ISA where it is set (a bad name is logged
+  // and ignored).
   static const Target& host();
 };
+
+// `t` generating code for no more than `isa`: "native" (all it has) or "avx2" (what an AVX2
+// host runs: an AVX-512 host then builds and tests the code of the other half of the fleet).
+// Throws std::invalid_argument for another name, or an ISA that `t` lacks.
+Target capped_to_isa(Target t, const std::string& isa);
 
 // The size of the data or unified cache of `level` that a CPU's sysfs cache folder `dir`
 // (e.g. /sys/devices/system/cpu/cpu0/cache) describes, or 0 if it describes none.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what livetune needs, builds it and runs every test:
-#   1. Release build, all tests;
+#   1. Release build, all tests; on an AVX-512 host once more with the code capped to AVX2
+#      (LIVETUNE_ISA=avx2), the code and tests an AVX2 host runs;
 #   2. ASan + UBSan build, all tests;
 #   3. TSan build, the concurrency tests;
 #   4. `cmake --install`, then an outside project that does find_package(livetune).
@@ -15,6 +16,10 @@ step "release build"
 bash scripts/build.sh release
 step "release tests"
 ctest --test-dir build/release --output-on-failure -j "$jobs"
+if grep -qw avx512f /proc/cpuinfo; then
+  step "release tests, code capped to AVX2"
+  LIVETUNE_ISA=avx2 ctest --test-dir build/release --output-on-failure -j "$jobs"
+fi
 
 step "ASan+UBSan build"
 bash scripts/build.sh asan

@@ -473,7 +473,7 @@ TEST(GemmCorrectness, DotEdge) {
                                       "pack_b=1 split=n tiles=mn", "pack_b=0 split=m tiles=mn"}) {
       if (trans_b && variant.find("pack_b=0") != std::string::npos) continue;  // the dot form
       const Config c = four_row_config(
-          w, "kc=32 mc=96 nc=256 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 " + variant);
+          w, "kc=32 mc=96 nc=384 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 " + variant);
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       EXPECT_EQ(k->dot_edge_columns, 3);
@@ -488,7 +488,7 @@ TEST(GemmCorrectness, DotEdge) {
     }
   }
   // K shorter than kDotEdgeMinK: the N-edge tile runs those columns, a vector wide.
-  const std::string rest = "kc=32 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
+  const std::string rest = "kc=32 mc=96 nc=384 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
                            "order=nkm swap=0 split=m tiles=nm";
   for (const int64_t k : {kDotEdgeMinK - 1, kDotEdgeMinK}) {
     const Workload w = mm(23, 2 * nv * v + 3, k);
@@ -538,6 +538,8 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
 // accumulated into; whole and in tile ranges of either split.
 TEST(GemmCorrectness, TransposedBInPlace) {
   const int v = Target::host().vector_floats();
+  int tallest_dot = 8;  // 8 rows on AVX-512's 32 registers, 7 on AVX2's 16
+  while (dot_columns(tallest_dot, Target::host().vector_registers()) < 1) --tallest_dot;
   for (const Workload& w : {epi(padded(mm(7, 45, 83, true)), true, kGelu, 1.0f), mm(1, 200, 300, true),
                             epi(mm(8, 3 * v + 5, 2 * v, true), false, kRelu, 0.5f), mm(13, 1, 17, true),
                             mm(3, 37, 4099, true)}) {
@@ -545,13 +547,13 @@ TEST(GemmCorrectness, TransposedBInPlace) {
     const std::pair<int, std::string> variants[] = {{1, "unroll=1 kc=1024 prefetch_n=0 split=m tiles=nm"},
                                                     {3, "unroll=4 kc=32 prefetch_n=256 split=n tiles=mn"},
                                                     {4, "unroll=2 kc=64 prefetch_n=64 split=m tiles=mn"},
-                                                    {8, "unroll=1 kc=16 prefetch_n=0 split=n tiles=nm"},
+                                                    {tallest_dot, "unroll=1 kc=16 prefetch_n=0 split=n tiles=nm"},
                                                     {2, "unroll=2 kc=4096 prefetch_n=128 split=m tiles=nm"}};
     for (const auto& [mr, variant] : variants) {
       if (mr > w.m) continue;
       const Config c = space.parse("mr=" + std::to_string(mr) + " " + variant + " nr=" + std::to_string(2 * v) +
                                    " vec=" + std::to_string(v) +
-                                   " mc=48 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 order=knm swap=0");
+                                   " mc=168 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 order=knm swap=0");
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
@@ -575,13 +577,15 @@ TEST(GemmCorrectness, SwappedForm) {
                             epi(mm(17, 3 * v + 5, 2 * v, true), false, kRelu, 0.5f), mm(66, 70, 33, true),
                             epi(mm(kSwapMaxRows, 129, 1100, true), true, kNone)}) {
     const Space space = gemm_space(w, Target::host());
-    const std::string vectors = " nr=" + std::to_string(2 * v) + " vec=" + std::to_string(v);
-    const std::string variants[] = {"mr=4 kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm",
-                                    "mr=3 kc=1024 mc=96 nc=256 unroll=1 order=mnk tiles=mn",
-                                    "mr=8 kc=64 mc=48 nc=64 unroll=2 order=kmn tiles=nm"};
-    for (const std::string& variant : variants) {
-      const Config c = space.parse(variant + vectors + " pack_a=0 pack_b=1 prefetch=0 prefetch_n=0 prefetch_c=0 "
-                                   "split=m swap=1");
+    const std::pair<int, std::string> variants[] = {{4, "kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm"},
+                                                    {3, "kc=1024 mc=96 nc=256 unroll=1 order=mnk tiles=mn"},
+                                                    {8, "kc=64 mc=48 nc=64 unroll=2 order=kmn tiles=nm"}};
+    for (const auto& [mr, variant] : variants) {
+      // Two vectors wide where the rows leave room (8 rows on AVX2's 16 registers: one).
+      const int nr = std::min(2, test::widest_vectors(mr)) * v;
+      const Config c = space.parse("mr=" + std::to_string(mr) + " nr=" + std::to_string(nr) + " vec=" +
+                                   std::to_string(v) + " " + variant +
+                                   " pack_a=0 pack_b=1 prefetch=0 prefetch_n=0 prefetch_c=0 split=m swap=1");
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);

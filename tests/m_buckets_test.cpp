@@ -146,7 +146,8 @@ TEST(BucketKernels, SwappedRightAtEveryMOfTheBucket) {
                             bucket(mm(16, 45, 300, true), 9)}) {
     const Problem p(w, w.hash());
     std::mt19937_64 rng(20261205 + w.hash());
-    for (const std::string& tile : {"mr=4 nr=" + std::to_string(2 * v), "mr=6 nr=" + std::to_string(4 * v)}) {
+    for (const std::string& tile :
+         {"mr=4 nr=" + std::to_string(2 * v), "mr=6 nr=" + std::to_string(test::widest_vectors(6) * v)}) {
       const Config c = gemm_space(w, Target::host())
                            .parse(tile + " vec=" + std::to_string(v) +
                                   " kc=64 mc=24 nc=128 pack_a=0 pack_b=1 unroll=4 prefetch=0 prefetch_n=0 "

@@ -1,9 +1,11 @@
-// jit/: cache sizes read from a CPU's sysfs cache folder (built here as a small tree).
+// jit/: cache sizes read from a CPU's sysfs cache folder (built here as a small tree); a
+// target capped to AVX2 (LIVETUNE_ISA).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "jit/target.hpp"
@@ -72,6 +74,38 @@ TEST(TargetHost, IntelMatchesTheVendorInProcCpuinfo) {
     if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 1);
   if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo";
   EXPECT_EQ(Target::host().intel, vendor.find("GenuineIntel") != std::string::npos) << vendor;
+}
+
+// An AVX-512 Zen 4 capped to AVX2: no feature above AVX2 left, each of them withheld; 8 floats
+// in 16 registers, no halves; a fingerprint of its own (its records are another machine's).
+TEST(TargetIsa, CappedToAvx2WithholdsWhatLiesAbove) {
+  Target zen4;
+  zen4.triple = "x86_64-pc-linux-gnu", zen4.cpu = "znver4";
+  zen4.features = {"amx-tile", "avx", "avx2", "avx512bw", "avx512dq", "avx512f", "avx512vl", "evex512", "fma"};
+  zen4.avx2 = zen4.avx512 = zen4.amx = zen4.zmm_in_halves = true;
+
+  const Target t = capped_to_isa(zen4, "avx2");
+  EXPECT_EQ(t.features, (std::vector<std::string>{"avx", "avx2", "fma"}));
+  EXPECT_EQ(t.withheld, (std::vector<std::string>{"amx-tile", "avx512bw", "avx512dq", "avx512f", "avx512vl", "evex512"}));
+  EXPECT_TRUE(t.avx2);
+  EXPECT_FALSE(t.avx512 || t.amx || t.zmm_in_halves);
+  EXPECT_EQ(t.vector_floats(), 8);
+  EXPECT_EQ(t.vector_registers(), 16);
+  EXPECT_NE(t.fingerprint(), zen4.fingerprint());
+  EXPECT_NE(t.fingerprint().find("-avx2-"), std::string::npos);
+
+  const Target same = capped_to_isa(zen4, "native");
+  EXPECT_EQ(same.features, zen4.features);
+  EXPECT_TRUE(same.withheld.empty());
+  EXPECT_EQ(same.fingerprint(), zen4.fingerprint());
+}
+
+TEST(TargetIsa, RejectsAnUnknownNameAndAnIsaTheHostLacks) {
+  Target old;
+  old.features = {"avx", "sse4.2"};
+  EXPECT_THROW(capped_to_isa(old, "avx2"), std::invalid_argument);
+  EXPECT_THROW(capped_to_isa(old, "avx512"), std::invalid_argument);
+  EXPECT_THROW(capped_to_isa(old, ""), std::invalid_argument);
 }
 
 }  // namespace
