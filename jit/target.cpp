@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
@@ -119,9 +120,11 @@ std::string Target::describe() const {
   return s.str();
 }
 
-Target capped_to_isa(Target t, const std::string& isa) {
+Target capped_to_isa(Target t, const std::string& name) {
+  std::string isa = name;
+  std::transform(isa.begin(), isa.end(), isa.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
   if (isa == "native") return t;
-  if (isa != "avx2") throw std::invalid_argument("expected native or avx2, got '" + isa + "'");
+  if (isa != "avx2") throw std::invalid_argument("expected native or avx2, got '" + name + "'");
   if (!t.avx2) throw std::invalid_argument("avx2: the host has no AVX2 and FMA");
   std::vector<std::string> kept;
   for (std::string& f : t.features) (above_avx2(f) ? t.withheld : kept).push_back(std::move(f));

@@ -42,8 +42,8 @@ struct Target {
 };
 
 // `t` generating code for no more than `isa`: "native" (all it has) or "avx2" (what an AVX2
-// host runs: an AVX-512 host then builds and tests the code of the other half of the fleet).
-// Throws std::invalid_argument for another name, or an ISA that `t` lacks.
+// host runs: an AVX-512 host then builds and tests the code of the other half of the fleet),
+// in any case. Throws std::invalid_argument for another name, or an ISA that `t` lacks.
 Target capped_to_isa(Target t, const std::string& isa);
 
 // The size of the data or unified cache of `level` that a CPU's sysfs cache folder `dir`

@@ -94,6 +94,8 @@ TEST(TargetIsa, CappedToAvx2WithholdsWhatLiesAbove) {
   EXPECT_NE(t.fingerprint(), zen4.fingerprint());
   EXPECT_NE(t.fingerprint().find("-avx2-"), std::string::npos);
 
+  EXPECT_EQ(capped_to_isa(zen4, "AVX2").features, t.features);
+
   const Target same = capped_to_isa(zen4, "native");
   EXPECT_EQ(same.features, zen4.features);
   EXPECT_TRUE(same.withheld.empty());
