@@ -86,7 +86,8 @@ TEST(TargetIsa, CappedToAvx2WithholdsWhatLiesAbove) {
 
   const Target t = capped_to_isa(zen4, "avx2");
   EXPECT_EQ(t.features, (std::vector<std::string>{"avx", "avx2", "fma"}));
-  EXPECT_EQ(t.withheld, (std::vector<std::string>{"amx-tile", "avx512bw", "avx512dq", "avx512f", "avx512vl", "evex512"}));
+  EXPECT_EQ(t.withheld,
+            (std::vector<std::string>{"amx-tile", "avx512bw", "avx512dq", "avx512f", "avx512vl", "evex512"}));
   EXPECT_TRUE(t.avx2);
   EXPECT_FALSE(t.avx512 || t.amx || t.zmm_in_halves);
   EXPECT_EQ(t.vector_floats(), 8);
