@@ -24,7 +24,8 @@ struct Log {
 };
 
 Log& the_log() {
-  static Log log;
+  // Never destroyed: a static Runtime may log while it is destroyed after main.
+  static Log& log = *new Log;
   return log;
 }
 

@@ -46,13 +46,16 @@ void initialize_llvm() {
 std::string error_text(llvm::Error e) { return llvm::toString(std::move(e)); }
 
 llvm::orc::LLJIT& process_jit() {
-  static std::unique_ptr<llvm::orc::LLJIT> jit = [] {
+  // Never destroyed: kernels held by a static Runtime (a game engine's global) free their code
+  // after main returns, later than a destructible static here; it had them wait forever on
+  // the destroyed session's lock, and the process never exit.
+  static llvm::orc::LLJIT& jit = []() -> llvm::orc::LLJIT& {
     initialize_llvm();
     auto built = llvm::orc::LLJITBuilder().create();
     if (!built) throw std::runtime_error("livetune: cannot create the LLVM JIT: " + error_text(built.takeError()));
-    return std::move(*built);
+    return *built->release();
   }();
-  return *jit;
+  return jit;
 }
 
 std::string emit_file(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFileType type,

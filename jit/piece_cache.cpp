@@ -45,7 +45,8 @@ class PieceCache {
 };
 
 PieceCache& cache() {
-  static PieceCache c;
+  // Never destroyed, like the JIT (orc_engine.cpp): pieces of a static Runtime outlive main.
+  static PieceCache& c = *new PieceCache;
   return c;
 }
 

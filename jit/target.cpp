@@ -134,7 +134,8 @@ Target capped_to_isa(Target t, const std::string& name) {
 }
 
 const Target& Target::host() {
-  static const Target t = [] {
+  // Never destroyed: a static Runtime reads it while it is destroyed after main.
+  static const Target& t = *new Target([] {
     Target native = detect_host();
     const char* isa = std::getenv("LIVETUNE_ISA");
     if (!isa || !*isa) return native;
@@ -144,7 +145,7 @@ const Target& Target::host() {
       log(LogLevel::warn, std::string("LIVETUNE_ISA ignored: ") + e.what());
       return native;
     }
-  }();
+  }());
   return t;
 }
 

@@ -223,5 +223,27 @@ TEST(RuntimeLog, ACallbackGetsTheMessagesAtItsLevelAndAboveUntilRemoved) {
   for (const Message& m : got) EXPECT_GE(int(m.severity), int(LogSeverity::info)) << m.text;
 }
 
+// A process-wide Runtime (a game engine's or a server's global) is destroyed after main
+// returns, after statics the library made on its first compile; freeing its kernels then must
+// not need them. It had the process hang on exit (a lock of the destroyed JIT). The death test
+// runs in a fresh process, where the static Runtime is made before any of the library's.
+TEST(RuntimeExit, StaticRuntimeLetsTheProcessExit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        static Runtime rt(RuntimeOptions{1, 1});
+        const Workload w = mm(64, 48, 40);
+        const test::Problem p(w, 5);
+        std::vector<float> c = p.c0;
+        call(rt, p, c);
+        rt.wait_idle();
+        c = p.c0;
+        call(rt, p, c);  // on the JIT kernel
+        const bool right = info_of(rt, w).state == "jit" && test::compare_c(w, c, p.want, matmul_tolerance(w, 1.0)).empty();
+        std::exit(right ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace livetune
