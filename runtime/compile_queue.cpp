@@ -4,13 +4,64 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace livetune {
+namespace {
+
+// The live queues, to stop them all when the process exits. Never destroyed: a static
+// Runtime's queue leaves it after main.
+struct LiveQueues {
+  std::mutex mutex;
+  std::vector<CompileQueue*> queues;
+  bool exiting = false;
+};
+
+LiveQueues& live_queues() {
+  static LiveQueues& q = *new LiveQueues;
+  return q;
+}
+
+// Ends with the main thread. exit() destroys the exiting thread's thread_locals before any
+// static, so this runs before LLVM's statics made by the first compiles go, which a compile
+// still running would use (a static Runtime, whose queue outlives main, crashed the process
+// on exit in LLVM's instruction selection), and before a static Runtime's destructor would
+// run the jobs still queued on them. The main thread ending otherwise (pthread_exit) stops
+// the background compiles too; the calls go on with the kernels in use.
+struct ExitWatch {
+  ~ExitWatch() {
+    LiveQueues& live = live_queues();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.exiting = true;
+    for (CompileQueue* q : live.queues) q->stop_for_exit();
+  }
+};
+
+void watch_exit_from_main_thread() {
+  if (syscall(SYS_gettid) != getpid()) return;
+  thread_local ExitWatch watch;
+  (void)watch;
+}
+
+}  // namespace
 
 CompileQueue::CompileQueue(int threads) {
+  watch_exit_from_main_thread();
+  {
+    LiveQueues& live = live_queues();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.queues.push_back(this);
+    exited_ = stopping_ = live.exiting;
+  }
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { work(); });
 }
 
 CompileQueue::~CompileQueue() {
+  {
+    LiveQueues& live = live_queues();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.queues.erase(std::find(live.queues.begin(), live.queues.end(), this));
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -22,9 +73,22 @@ CompileQueue::~CompileQueue() {
 void CompileQueue::post(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (exited_) return;
     jobs_.push_back(std::move(job));
   }
   wake_.notify_one();
+}
+
+void CompileQueue::stop_for_exit() {
+  std::deque<std::function<void()>> dropped;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    exited_ = stopping_ = true;
+    dropped.swap(jobs_);
+    idle_.wait(lock, [&] { return running_ == 0; });
+  }
+  wake_.notify_all();
+  idle_.notify_all();
 }
 
 void CompileQueue::wait_idle() {

@@ -23,6 +23,9 @@ class CompileQueue {
   // Blocks until the queue is empty and no job is running.
   void wait_idle();
 
+  // Drops the queued jobs, waits for the running ones, and takes no more: the process exits.
+  void stop_for_exit();
+
  private:
   void work();
 
@@ -32,6 +35,7 @@ class CompileQueue {
   std::deque<std::function<void()>> jobs_;
   int running_ = 0;
   bool stopping_ = false;
+  bool exited_ = false;  // stop_for_exit: posts are dropped
   std::vector<std::thread> threads_;
 };
 

@@ -245,5 +245,29 @@ TEST(RuntimeExit, StaticRuntimeLetsTheProcessExit) {
       testing::ExitedWithCode(0), "");
 }
 
+// The same with compiles queued and running when main returns: they must neither run on
+// after the statics LLVM made for them are gone (it crashed in instruction selection) nor
+// keep the process from exiting. Twelve workloads, whose built-in calls take microseconds and
+// whose compiles milliseconds each: the queue is still busy at exit (checked).
+TEST(RuntimeExit, StaticRuntimeExitsWithCompilesInFlight) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        static Runtime rt(RuntimeOptions{1, 1});
+        bool right = true;
+        for (int64_t n = 17; n < 17 + 12; ++n) {
+          const Workload w = mm(20, n, 30);
+          const test::Problem p(w, uint64_t(n));
+          std::vector<float> c = p.c0;
+          call(rt, p, c);
+          right = right && test::compare_c(w, c, p.want, matmul_tolerance(w, 1.0)).empty();
+        }
+        const std::vector<WorkloadInfo> infos = rt.workloads();
+        const bool busy = std::any_of(infos.begin(), infos.end(), [](const WorkloadInfo& i) { return i.state == "compiling"; });
+        std::exit(!right ? 1 : !busy ? 2 : 0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace livetune
