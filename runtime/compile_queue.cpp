@@ -1,10 +1,12 @@
 #include "runtime/compile_queue.hpp"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <new>
 
 namespace livetune {
 namespace {
@@ -17,8 +19,29 @@ struct LiveQueues {
   bool exiting = false;
 };
 
+LiveQueues& live_queues();
+
+// fork(): the child has only the thread that forked. Every queue lets its running jobs finish
+// first and holds its lock across the fork, so that no job is half taken and no compile holds
+// LLVM's or the piece cache's locks in the child (it would wait on them forever); the child
+// then starts each queue's threads anew (it waited forever on threads it did not have).
+void before_fork() {
+  LiveQueues& live = live_queues();
+  live.mutex.lock();
+  for (CompileQueue* q : live.queues) q->hold_for_fork();
+}
+
+void after_fork(bool in_child) {
+  LiveQueues& live = live_queues();
+  for (CompileQueue* q : live.queues) q->resume_after_fork(in_child);
+  live.mutex.unlock();
+}
+
 LiveQueues& live_queues() {
-  static LiveQueues& q = *new LiveQueues;
+  static LiveQueues& q = [] () -> LiveQueues& {
+    pthread_atfork(before_fork, [] { after_fork(false); }, [] { after_fork(true); });
+    return *new LiveQueues;
+  }();
   return q;
 }
 
@@ -52,8 +75,9 @@ CompileQueue::CompileQueue(int threads) {
     std::lock_guard<std::mutex> lock(live.mutex);
     live.queues.push_back(this);
     exited_ = stopping_ = live.exiting;
+    // Under the lock: a fork sees the queue with all its threads or not at all.
+    for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { work(); });
   }
-  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { work(); });
 }
 
 CompileQueue::~CompileQueue() {
@@ -77,6 +101,29 @@ void CompileQueue::post(std::function<void()> job) {
     jobs_.push_back(std::move(job));
   }
   wake_.notify_one();
+}
+
+void CompileQueue::hold_for_fork() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  holding_ = true;
+  idle_.wait(lock, [&] { return running_ == 0; });
+  lock.release();  // held across the fork; resume_after_fork unlocks
+}
+
+void CompileQueue::resume_after_fork(bool in_child) {
+  if (in_child) {
+    // The parent's threads, and their waits on the condition variables, are not in the child:
+    // fresh condition variables (a signal could go to a waiter that is not there) and threads.
+    const size_t threads = threads_.size();
+    for (std::thread& t : threads_) t.detach();
+    threads_.clear();
+    new (&wake_) std::condition_variable;
+    new (&idle_) std::condition_variable;
+    for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  }
+  holding_ = false;
+  mutex_.unlock();
+  wake_.notify_all();
 }
 
 void CompileQueue::stop_for_exit() {
@@ -104,7 +151,7 @@ void CompileQueue::work() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    wake_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+    wake_.wait(lock, [&] { return !holding_ && (stopping_ || !jobs_.empty()); });
     if (jobs_.empty()) return;  // stopping, and nothing left to do
     std::function<void()> job = std::move(jobs_.front());
     jobs_.pop_front();
@@ -113,7 +160,8 @@ void CompileQueue::work() {
     job();
     lock.lock();
     --running_;
-    if (jobs_.empty() && running_ == 0) idle_.notify_all();
+    // wait_idle waits for no job queued or running, hold_for_fork and stop_for_exit for none running.
+    if (running_ == 0) idle_.notify_all();
   }
 }
 

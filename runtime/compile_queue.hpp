@@ -25,6 +25,10 @@ class CompileQueue {
 
   // Drops the queued jobs, waits for the running ones, and takes no more: the process exits.
   void stop_for_exit();
+  // Around fork(): lets the running jobs finish and holds the queue (no job starts) until
+  // resume; in the child, resume starts the threads anew (the child has none of them).
+  void hold_for_fork();
+  void resume_after_fork(bool in_child);
 
  private:
   void work();
@@ -35,7 +39,8 @@ class CompileQueue {
   std::deque<std::function<void()>> jobs_;
   int running_ = 0;
   bool stopping_ = false;
-  bool exited_ = false;  // stop_for_exit: posts are dropped
+  bool exited_ = false;   // stop_for_exit: posts are dropped
+  bool holding_ = false;  // hold_for_fork: no job starts
   std::vector<std::thread> threads_;
 };
 

@@ -170,7 +170,7 @@ std::unique_ptr<TuningDB> TuningDB::open(const std::string& path, const std::str
   for (;;) {
     const auto before = identity(path);
     Opened o = try_open(path, patience);
-    if (o.db) return std::unique_ptr<TuningDB>(new TuningDB(o.db, path, target_fingerprint));
+    if (o.db) return std::unique_ptr<TuningDB>(new TuningDB(o.db, path, target_fingerprint, patience));
     // Busy: other processes are creating or writing the file. Retry, with jittered backoff so
     // that openers started together do not collide again in step; never set a file in use aside.
     if (o.failure == Failure::busy && Clock::now() + backoff < deadline) {
@@ -189,13 +189,29 @@ std::unique_ptr<TuningDB> TuningDB::open(const std::string& path, const std::str
   }
 }
 
-TuningDB::TuningDB(sqlite3* db, std::string path, std::string target)
-    : db_(db), path_(std::move(path)), target_(std::move(target)) {}
+TuningDB::TuningDB(sqlite3* db, std::string path, std::string target, std::chrono::milliseconds patience)
+    : db_(db), pid_(::getpid()), path_(std::move(path)), target_(std::move(target)), patience_(patience) {}
 
-TuningDB::~TuningDB() { sqlite3_close_v2(db_); }
+// A parent's connection in a fork's child is left open: closing it there could checkpoint or
+// remove the parent's write-ahead log.
+TuningDB::~TuningDB() {
+  if (db_ && pid_ == ::getpid()) sqlite3_close_v2(db_);
+}
+
+sqlite3* TuningDB::connection() const {
+  std::lock_guard<std::mutex> lock(reopen_);
+  if (pid_ == ::getpid()) return db_;
+  pid_ = ::getpid();
+  Opened o = try_open(path_, patience_);
+  db_ = o.db;
+  if (!db_) log(LogLevel::warn, "tuning database '" + path_ + "' not reopened after fork (" + o.why + "): tuning results are not kept");
+  return db_;
+}
 
 std::optional<TuningRecord> TuningDB::find(const std::string& workload) const {
-  Statement q(db_,
+  sqlite3* db = connection();
+  if (!db) return std::nullopt;
+  Statement q(db,
               "SELECT config, seconds, first_seconds, settled, calls, template_version, library_version, unix_time "
               "FROM records WHERE target = ?1 AND workload = ?2 AND template_version = ?3;");
   if (!q.ok()) return std::nullopt;
@@ -217,7 +233,9 @@ std::optional<TuningRecord> TuningDB::find(const std::string& workload) const {
 }
 
 bool TuningDB::store(const TuningRecord& r) {
-  Statement q(db_,
+  sqlite3* db = connection();
+  if (!db) return false;
+  Statement q(db,
               "INSERT OR REPLACE INTO records (target, workload, config, seconds, first_seconds, settled, calls, "
               "template_version, library_version, unix_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);");
   if (q.ok()) {
@@ -233,7 +251,7 @@ bool TuningDB::store(const TuningRecord& r) {
     sqlite3_bind_int64(q.get(), 10, r.unix_time);
     if (sqlite3_step(q.get()) == SQLITE_DONE) return true;  // one statement: one transaction
   }
-  log(LogLevel::warn, "tuning database '" + path_ + "': cannot record '" + r.workload + "': " + sqlite3_errmsg(db_));
+  log(LogLevel::warn, "tuning database '" + path_ + "': cannot record '" + r.workload + "': " + sqlite3_errmsg(db));
   return false;
 }
 

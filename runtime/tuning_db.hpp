@@ -8,8 +8,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+
+#include <sys/types.h>
 
 struct sqlite3;
 
@@ -47,10 +50,17 @@ class TuningDB {
   static constexpr int kSchemaVersion = 1;
 
  private:
-  TuningDB(sqlite3* db, std::string path, std::string target);
-  sqlite3* db_;
+  TuningDB(sqlite3* db, std::string path, std::string target, std::chrono::milliseconds patience);
+  // The connection, opened anew in a child of fork(): SQLite forbids using the parent's there
+  // (its locks are the parent's; the child could corrupt the file). Null if that open failed.
+  sqlite3* connection() const;
+
+  mutable std::mutex reopen_;
+  mutable sqlite3* db_;
+  mutable pid_t pid_;  // the process db_ was opened in
   std::string path_;
   std::string target_;
+  std::chrono::milliseconds patience_;
 };
 
 // $LIVETUNE_CACHE_DIR, else $XDG_CACHE_HOME/livetune, else $HOME/.cache/livetune, + the file.

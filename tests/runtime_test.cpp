@@ -3,6 +3,9 @@
 // means, on one thread and on two; K = 0 gives act(bias + beta·C).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <mutex>
 #include <ostream>
@@ -267,6 +270,48 @@ TEST(RuntimeExit, StaticRuntimeExitsWithCompilesInFlight) {
         std::exit(!right ? 1 : !busy ? 2 : 0);
       },
       testing::ExitedWithCode(0), "");
+}
+
+// fork() (a server that forks its workers after start-up): the child has none of the parent's
+// threads. Forked with compiles queued and running, the child gets every JIT kernel and
+// compiles workloads of its own (it waited forever on the parent's compile threads), and the
+// parent goes on as before. One thread per runtime: TBB's pool is not carried across a fork.
+TEST(RuntimeFork, ChildAndParentBothCompileAndComputeRight) {
+  Runtime rt(RuntimeOptions{1, 1});
+  std::vector<test::Problem> problems;
+  for (int64_t n = 17; n < 17 + 8; ++n) problems.emplace_back(mm(20, n, 30), uint64_t(n));
+  // Right on every kernel of the runtime, and each workload on its JIT kernel; false otherwise.
+  auto all_right_on_jit = [&](const std::vector<test::Problem>& ps) {
+    rt.wait_idle();
+    bool right = true;
+    for (const test::Problem& p : ps) {
+      std::vector<float> c = p.c0;
+      call(rt, p, c);
+      right = right && info_of(rt, p.w.kernel_form()).state == "jit" &&
+              test::compare_c(p.w, c, p.want, matmul_tolerance(p.w, 1.0)).empty();
+    }
+    return right;
+  };
+  for (const test::Problem& p : problems) {
+    std::vector<float> c = p.c0;
+    call(rt, p, c);
+  }
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<test::Problem> own;
+    own.emplace_back(mm(9, 40, 50, true), 1);
+    own.emplace_back(mm(33, 64, 20), 2);
+    for (const test::Problem& p : own) {
+      std::vector<float> c = p.c0;
+      call(rt, p, c);
+    }
+    _exit(all_right_on_jit(problems) && all_right_on_jit(own) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child's status " << status;
+  EXPECT_TRUE(all_right_on_jit(problems));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // runtime/tuning_db: records round-trip per target and template version; a damaged file or one
 // of another schema version is set aside and replaced, while a file another process has locked
 // is waited for and never set aside; two handles on one file (two processes) see each other's
-// records, and concurrent writers opening one new file together lose none. Through the Runtime: a second
+// records, and concurrent writers opening one new file together lose none; a forked child writes
+// through a connection of its own. Through the Runtime: a second
 // runtime on the same folder starts a settled workload from its record and does not tune it
 // again, and ignores a record whose config the template does not accept. A process killed
 // (SIGKILL) while it writes leaves a file the next one opens with every committed record.
@@ -162,6 +163,38 @@ TEST(TuningDB, AFileLockedByAnotherProcessIsNotSetAside) {
   ASSERT_TRUE(db);
   ASSERT_TRUE(db->find("w"));
   EXPECT_EQ(db->find("w")->config, "c");
+}
+
+// fork(): the child of a process with an open database writes through a connection of its
+// own. Through the parent's, the child's record was lost once the parent closed (its last
+// connection, as SQLite saw it: the child held none of the file's locks), removing the
+// write-ahead log the child was writing to.
+TEST(TuningDB, AForkedChildWritesThroughItsOwnConnection) {
+  const TempFolder folder;
+  const std::string path = (folder.path / "t.sqlite").string();
+  auto db = TuningDB::open(path, "t");
+  ASSERT_TRUE(db && db->store(record("before-fork", "p")));
+  int closed[2];
+  ASSERT_EQ(pipe(closed), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    char go = 0;
+    const bool ok = read(closed[0], &go, 1) == 1 && db->find("before-fork") && db->store(record("from-child", "c"));
+    _exit(ok ? 0 : 1);
+  }
+  db.reset();  // the parent's close: its last connection
+  ASSERT_EQ(write(closed[1], "x", 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  auto again = TuningDB::open(path, "t");
+  ASSERT_TRUE(again);
+  ASSERT_TRUE(again->find("from-child"));
+  EXPECT_EQ(again->find("from-child")->config, "c");
+  EXPECT_EQ(files_set_aside(folder.path), 0u);
+  close(closed[0]);
+  close(closed[1]);
 }
 
 // WAL: a write in progress elsewhere does not stop an open, which reads what was committed.
