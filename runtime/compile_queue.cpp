@@ -20,6 +20,7 @@ struct LiveQueues {
 };
 
 LiveQueues& live_queues();
+void watch_exit_from_main_thread();
 
 // fork(): the child has only the thread that forked. Every queue lets its running jobs finish
 // first and holds its lock across the fork, so that no job is half taken and no compile holds
@@ -35,6 +36,8 @@ void after_fork(bool in_child) {
   LiveQueues& live = live_queues();
   for (CompileQueue* q : live.queues) q->resume_after_fork(in_child);
   live.mutex.unlock();
+  // The thread that forked is the child's main thread, whichever it was in the parent.
+  if (in_child) watch_exit_from_main_thread();
 }
 
 LiveQueues& live_queues() {

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "jit/gemm_config.hpp"
@@ -312,6 +313,32 @@ TEST(RuntimeFork, ChildAndParentBothCompileAndComputeRight) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child's status " << status;
   EXPECT_TRUE(all_right_on_jit(problems));
+}
+
+// A child forked from a thread other than the main one has that thread as its main thread:
+// it too stops its compiles on exit (without, the child crashed in 4 of 6 runs).
+TEST(RuntimeFork, AChildForkedFromAnotherThreadExitsWithCompilesInFlight) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        static Runtime rt(RuntimeOptions{1, 1});
+        int status = -1;
+        std::thread forker([&] {
+          const pid_t pid = fork();
+          if (pid == 0) {
+            for (int64_t n = 17; n < 17 + 12; ++n) {
+              const test::Problem p(mm(20, n, 30), uint64_t(n));
+              std::vector<float> c = p.c0;
+              call(rt, p, c);
+            }
+            std::exit(0);
+          }
+          if (pid > 0) waitpid(pid, &status, 0);
+        });
+        forker.join();
+        std::exit(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
