@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -225,6 +227,31 @@ TEST(RuntimeLog, ACallbackGetsTheMessagesAtItsLevelAndAboveUntilRemoved) {
   EXPECT_EQ(mentions(25), 0) << "below the callback's level";
   EXPECT_EQ(mentions(26), 0) << "the callback was removed";
   for (const Message& m : got) EXPECT_GE(int(m.severity), int(LogSeverity::info)) << m.text;
+}
+
+// The kernel taking over is logged on the background compile thread: a callback throwing
+// there ended the process (std::terminate). Now the call and the compile go on.
+TEST(RuntimeLog, ACallbackThatThrowsLosesItsMessagesNotTheProcess) {
+  std::atomic<int> thrown{0};
+  set_log_callback(
+      [&](LogSeverity, const std::string&) {
+        ++thrown;
+        throw std::runtime_error("a callback that throws");
+      },
+      LogSeverity::info);
+  {
+    Runtime rt(RuntimeOptions{1, 1});
+    const test::Problem p(mm(8, 27, 8), 3);
+    std::vector<float> c = p.c0;
+    call(rt, p, c);
+    rt.wait_idle();
+    c = p.c0;
+    call(rt, p, c);
+    EXPECT_EQ(info_of(rt, p.w).state, "jit");
+    EXPECT_TRUE(test::compare_c(p.w, c, p.want, matmul_tolerance(p.w, 1.0)).empty());
+  }
+  set_log_callback(nullptr);
+  EXPECT_GE(thrown.load(), 1) << "the callback should have been called (and thrown)";
 }
 
 // A process-wide Runtime (a game engine's or a server's global) is destroyed after main
