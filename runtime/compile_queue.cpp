@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <new>
 
 namespace livetune {
@@ -89,19 +90,27 @@ CompileQueue::~CompileQueue() {
     std::lock_guard<std::mutex> lock(live.mutex);
     live.queues.erase(std::find(live.queues.begin(), live.queues.end(), this));
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
+  stop(false);
   wake_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
-void CompileQueue::post(std::function<void()> job) {
+void CompileQueue::stop(bool exiting) {
+  std::deque<Job> dropped;  // destroyed after the lock is released: captures may take locks
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopping_ = true;
+  exited_ = exited_ || exiting;
+  const auto kept =
+      std::stable_partition(jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.must_run && !exiting; });
+  std::move(kept, jobs_.end(), std::back_inserter(dropped));
+  jobs_.erase(kept, jobs_.end());
+}
+
+void CompileQueue::post(std::function<void()> job, bool must_run) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (exited_) return;
-    jobs_.push_back(std::move(job));
+    jobs_.push_back({std::move(job), must_run});
   }
   wake_.notify_one();
 }
@@ -130,11 +139,9 @@ void CompileQueue::resume_after_fork(bool in_child) {
 }
 
 void CompileQueue::stop_for_exit() {
-  std::deque<std::function<void()>> dropped;
+  stop(true);
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    exited_ = stopping_ = true;
-    dropped.swap(jobs_);
     idle_.wait(lock, [&] { return running_ == 0; });
   }
   wake_.notify_all();
@@ -156,7 +163,7 @@ void CompileQueue::work() {
   while (true) {
     wake_.wait(lock, [&] { return !holding_ && (stopping_ || !jobs_.empty()); });
     if (jobs_.empty()) return;  // stopping, and nothing left to do
-    std::function<void()> job = std::move(jobs_.front());
+    std::function<void()> job = std::move(jobs_.front().run);
     jobs_.pop_front();
     ++running_;
     lock.unlock();

@@ -83,7 +83,7 @@ Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tu
   });
 }
 
-// The compile queue, destroyed first, finishes its jobs. Entries of a destroyed dispatcher
+// The compile queue, destroyed first, drops its jobs but those that must run. Entries of a destroyed dispatcher
 // stay in other threads' caches but never match again: ids are not reused.
 Dispatcher::~Dispatcher() = default;
 
@@ -145,7 +145,7 @@ bool Dispatcher::packed_b_ready(const Kernel& k, const std::shared_ptr<ConstantO
 void Dispatcher::pack_in_background(const Kernel& k, const std::shared_ptr<ConstantOperand>& constant_b,
                                     ConstantOperand::Packed* p) {
   // The job holds the kernel: a dropped candidate may be freed before a queued job runs.
-  compiles_.post([op = constant_b, p, kernel = k.shared_from_this()] { op->pack(p, *kernel); });
+  compiles_.post([op = constant_b, p, kernel = k.shared_from_this()] { op->pack(p, *kernel); }, true);
 }
 
 void Dispatcher::run(const Kernel& k, int64_t m, const float* a, const float* b, const float* bias, float* c,

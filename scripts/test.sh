@@ -28,7 +28,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --output-on-failure -j "$jobs" -LE slow
 
 step "TSan build (concurrency tests)"
-bash scripts/build.sh tsan concurrency_test piece_cache_test constant_matrix_test trial_test tuning_test tuning_db_test
+bash scripts/build.sh tsan concurrency_test compile_queue_test piece_cache_test constant_matrix_test trial_test tuning_test tuning_db_test
 step "TSan tests"
 TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" \
   ctest --test-dir build/tsan --output-on-failure -L concurrency
