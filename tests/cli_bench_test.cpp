@@ -9,13 +9,8 @@
 
 #include "cli_output.hpp"
 
+namespace livetune::test {
 namespace {
-
-using livetune::test::number;
-using livetune::test::numbers;
-using livetune::test::Output;
-using livetune::test::run;
-using livetune::test::text;
 
 TEST(CliBench, TheJsonHasEveryKeyAndItsNumbersAgree) {
   const Output r =
@@ -77,3 +72,4 @@ TEST(CliCheck, RandomConfigsAgreeWithTheReference) {
 }
 
 }  // namespace
+}  // namespace livetune::test

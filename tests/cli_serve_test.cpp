@@ -13,13 +13,8 @@
 
 #include "cli_output.hpp"
 
+namespace livetune::test {
 namespace {
-
-using livetune::test::number;
-using livetune::test::numbers;
-using livetune::test::Output;
-using livetune::test::read_file;
-using livetune::test::run;
 
 struct CliServe : testing::Test {
   std::filesystem::path dir =
@@ -101,3 +96,4 @@ TEST_F(CliServe, LivetuneLogSetsTheLevelOfWhatReachesStderr) {
 }
 
 }  // namespace
+}  // namespace livetune::test
