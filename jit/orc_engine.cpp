@@ -48,7 +48,7 @@ std::string error_text(llvm::Error e) { return llvm::toString(std::move(e)); }
 llvm::orc::LLJIT& process_jit() {
   // Never destroyed: kernels held by a static Runtime (a game engine's global) free their code
   // after main returns, later than a destructible static here; it had them wait forever on
-  // the destroyed session's lock, and the process never exit.
+  // the destroyed session's lock, and the process never exited.
   static llvm::orc::LLJIT& jit = []() -> llvm::orc::LLJIT& {
     initialize_llvm();
     auto built = llvm::orc::LLJITBuilder().create();

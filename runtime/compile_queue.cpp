@@ -109,7 +109,8 @@ void CompileQueue::stop(bool exiting) {
 void CompileQueue::post(std::function<void()> job, bool must_run) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (exited_) return;
+    // Stopped: the queue takes only what must run, and nothing once the process exits.
+    if (exited_ || (stopping_ && !must_run)) return;
     jobs_.push_back({std::move(job), must_run});
   }
   wake_.notify_one();

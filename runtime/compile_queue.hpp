@@ -36,8 +36,8 @@ class CompileQueue {
 
  private:
   void work();
-  // Takes no more jobs and drops the queued ones: all of them when the process exits, else
-  // all but those that must run.
+  // Drops the queued jobs and those posted later: all of them when the process exits, else all
+  // but those that must run.
   void stop(bool exiting);
 
   std::mutex mutex_;
@@ -50,7 +50,7 @@ class CompileQueue {
   std::deque<Job> jobs_;
   int running_ = 0;
   bool stopping_ = false;
-  bool exited_ = false;   // stop_for_exit: posts are dropped
+  bool exited_ = false;   // stop_for_exit: every post is dropped (stopping_: all but must-run)
   bool holding_ = false;  // hold_for_fork: no job starts
   std::vector<std::thread> threads_;
 };

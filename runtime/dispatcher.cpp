@@ -83,8 +83,8 @@ Dispatcher::Dispatcher(int threads, int compile_threads, const TuningOptions& tu
   });
 }
 
-// The compile queue, destroyed first, drops its jobs but those that must run. Entries of a destroyed dispatcher
-// stay in other threads' caches but never match again: ids are not reused.
+// The compile queue, destroyed first, drops its jobs but those that must run. Entries of a
+// destroyed dispatcher stay in other threads' caches but never match again: ids are not reused.
 Dispatcher::~Dispatcher() = default;
 
 // The thread's last workload first, inline: a server thread mostly repeats one.

@@ -98,7 +98,8 @@ class Dispatcher {
   // The first M called of each family of workloads (all else equal): that M keeps a workload
   // of its own, the others go to buckets.
   tbb::concurrent_unordered_map<Workload, int64_t, WorkloadHash> first_m_;
-  CompileQueue compiles_;  // last: its destructor finishes jobs (those that must run) that use the members above
+  // Last: its destructor finishes the jobs that must run, which use the members above.
+  CompileQueue compiles_;
 };
 
 }  // namespace livetune

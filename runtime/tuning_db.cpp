@@ -204,7 +204,9 @@ sqlite3* TuningDB::connection() const {
   pid_ = ::getpid();
   Opened o = try_open(path_, patience_);
   db_ = o.db;
-  if (!db_) log(LogLevel::warn, "tuning database '" + path_ + "' not reopened after fork (" + o.why + "): tuning results are not kept");
+  if (!db_)
+    log(LogLevel::warn,
+        "tuning database '" + path_ + "' not reopened after fork (" + o.why + "): tuning results are not kept");
   return db_;
 }
 

@@ -13,8 +13,8 @@ namespace livetune::test {
 namespace {
 
 TEST(CliBench, TheJsonHasEveryKeyAndItsNumbersAgree) {
-  const Output r =
-      run(std::string(LIVETUNE_CLI) + " bench matmul --m 20 --n 33 --k 17 --search random:3 --peers openblas,onednn --json");
+  const Output r = run(std::string(LIVETUNE_CLI) +
+                       " bench matmul --m 20 --n 33 --k 17 --search random:3 --peers openblas,onednn --json");
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string& j = r.out;
   EXPECT_EQ(text(j, "workload"), "matmul m=20 n=33 k=17 trans_b=0 bias=0 act=none");

@@ -270,7 +270,8 @@ TEST(RuntimeExit, StaticRuntimeLetsTheProcessExit) {
         rt.wait_idle();
         c = p.c0;
         call(rt, p, c);  // on the JIT kernel
-        const bool right = info_of(rt, w).state == "jit" && test::compare_c(w, c, p.want, matmul_tolerance(w, 1.0)).empty();
+        const bool right =
+            info_of(rt, w).state == "jit" && test::compare_c(w, c, p.want, matmul_tolerance(w, 1.0)).empty();
         std::exit(right ? 0 : 1);
       },
       testing::ExitedWithCode(0), "");
@@ -294,7 +295,8 @@ TEST(RuntimeExit, StaticRuntimeExitsWithCompilesInFlight) {
           right = right && test::compare_c(w, c, p.want, matmul_tolerance(w, 1.0)).empty();
         }
         const std::vector<WorkloadInfo> infos = rt.workloads();
-        const bool busy = std::any_of(infos.begin(), infos.end(), [](const WorkloadInfo& i) { return i.state == "compiling"; });
+        const bool busy =
+            std::any_of(infos.begin(), infos.end(), [](const WorkloadInfo& i) { return i.state == "compiling"; });
         std::exit(!right ? 1 : !busy ? 2 : 0);
       },
       testing::ExitedWithCode(0), "");
