@@ -94,8 +94,9 @@ bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
   // A panel up to hold mr real rows: the fewest rows a call may have.
   if (g.mr > w.m || (g.pack_a && g.mr > w.least_m())) return false;
   if (g.mc % g.mr != 0 || g.nc % g.nr != 0) return false;
-  // Ahead along B's rows is for B read in place, a few rows per block; one prefetch stream.
-  if (g.prefetch_n > 0 && (g.pack_b || g.prefetch > 0)) return false;
+  // Ahead along B's rows is for B read in place (swapped: the product's A), a few rows per
+  // block; one prefetch stream.
+  if (g.prefetch_n > 0 && ((g.pack_b && !g.swap) || g.prefetch > 0)) return false;
   // Ahead along C's rows is for tiles that walk along them.
   if (g.prefetch_c == 2 && g.tiles != TileOrder::mn) return false;
   return true;

@@ -33,7 +33,8 @@ struct GemmConfig {
   int unroll = 4;    // K-loop unroll of the micro-kernel
   int prefetch = 0;  // B prefetch distance in K steps (0: none)
   // B prefetch distance along its rows, in floats (0: none): for B read in place a few rows
-  // per K block, as for M = 1..8, where each row is a stream of its own.
+  // per K block, as for M = 1..8, where each row is a stream of its own. Swapped, B's rows
+  // are the product's A rows, read in place the same way.
   int prefetch_n = 0;
   // 1: each tile's C rows are prefetched into L2 before its K loop, so that the update of C
   // at its end does not wait for memory. 2: tiles walking along C's rows (tiles=mn) fetch

@@ -142,8 +142,10 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
   // the loop plus a constant, so the instruction selector folds it into the instruction and
   // loop strength reduction finds nothing left to do (it cost 15% of a compile rewriting
   // p·stride products).
-  auto step = [&](llvm::Value* a_p, llvm::Value* b_p, int u, std::vector<llvm::Value*>& cur) {
+  auto step = [&](llvm::Value* a_p, llvm::Value* b_p, int u, bool fetch_a, std::vector<llvm::Value*>& cur) {
     llvm::Value* brow = f32_ptr(b_p, int64_t(u) * b_k);
+    if (fetch_a)
+      for (int r = 0; r < rows; ++r) prefetch_lines(f32_ptr(a_p, int64_t(u) * a_k + r * a_row + s.prefetch_a), 1);
     if (s.prefetch > 0 || s.prefetch_n > 0) {
       llvm::Value* ahead = s.prefetch > 0 ? f32_ptr(b_p, int64_t(u + s.prefetch) * b_k)
                                           : f32_ptr(brow, s.prefetch_n);
@@ -190,10 +192,16 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
     }
   };
 
+  // A's rows ahead: a line of each per 16 floats, at the steps whose floats start one, or at
+  // every step where a loop's steps are not whole lines.
+  auto fetches_a = [&](int u, int count) {
+    if (s.prefetch_a == 0) return false;
+    return count * a_k % 16 != 0 || (u * a_k + 15) / 16 * 16 < (u + 1) * a_k;
+  };
   // p in [0, kb) by `unroll` steps, then one by one; the pointers to A's column p and B's row p.
   auto steps = [&](int count) {
     return [&, count](const std::vector<llvm::Value*>& at, std::vector<llvm::Value*>& cur) {
-      for (int u = 0; u < count; ++u) step(at[0], at[1], u, cur);
+      for (int u = 0; u < count; ++u) step(at[0], at[1], u, fetches_a(u, count), cur);
     };
   };
   const LoopState end = emit_accumulating_loop({i64(0), {a, b}}, kb, int64_t(s.unroll) * s.phases,

@@ -19,6 +19,7 @@ std::string TileSpec::key() const {
   std::ostringstream s;
   s << "tile vec=" << vec << " rows=" << rows << " a_panel=" << a_panel << " b_panel=" << b_panel << " nr=" << nr
     << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
+    << " prefetch_a=" << prefetch_a
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
     << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot
     << " counts_rows=" << counts_rows << " k=" << k << " phases=" << phases
@@ -66,6 +67,7 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   TileSpec t;
   t.vec = c.vec, t.rows = c.mr, t.nr = c.nr, t.unroll = c.unroll;
   t.prefetch = c.prefetch, t.prefetch_n = c.prefetch_n, t.prefetch_c = c.prefetch_c;
+  if (c.swap) t.prefetch_a = t.prefetch_n, t.prefetch_n = 0;  // the caller's B is the product's A
   t.pack_a = c.pack_a, t.pack_b = c.pack_b;
   t.a_panel = c.pack_a ? c.mr : 0;
   t.b_panel = c.pack_b ? c.nr : 0;
@@ -115,7 +117,7 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
   // It runs one tile in ceil(M / mr): not unrolled, its compile costs a fraction of the main
   // tile's.
   t.unroll = 1, t.tail = false, t.sweep_n = false, t.next_panel = false;
-  if (edge_is_minor(rows, w.least_m())) t.prefetch = t.prefetch_n = t.prefetch_c = 0;
+  if (edge_is_minor(rows, w.least_m())) t.prefetch = t.prefetch_n = t.prefetch_c = t.prefetch_a = 0;
   return t;
 }
 
@@ -142,7 +144,7 @@ TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c) {
   // 1–2 ms less compile at 65³. No prefetch either: configs that differ only there share it,
   // and 65×68×65, 127×255×129, 999³ ran the same without (alternated runs, Zen 5).
   t.unroll = 1, t.tail = false, t.sweep_n = false, t.next_panel = false;
-  t.prefetch = t.prefetch_n = t.prefetch_c = 0;
+  t.prefetch = t.prefetch_n = t.prefetch_c = t.prefetch_a = 0;
   return t;
 }
 

@@ -58,6 +58,9 @@ constexpr int64_t kStraightK = 8;
 struct TileSpec {
   int vec = 0;  // floats per vector (GemmConfig::vec)
   int rows = 0, nr = 0, unroll = 1, prefetch = 0, prefetch_n = 0, prefetch_c = 0;
+  // Floats ahead along A's rows read in place, into L2 (0: none): the swapped form's A is the
+  // caller's B, rows × K streamed from memory once (GemmConfig::prefetch_n).
+  int prefetch_a = 0;
   // Rows of a packed A panel (the main tile's mr): the edge tile reads the last `rows` of it.
   int a_panel = 0;
   // Floats of a row of a packed B panel (the main tile's nr): the N-edge tile, narrower,

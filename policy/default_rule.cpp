@@ -569,10 +569,10 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // swap saves (Zen 5, paired over packed B: 65³ 0.64x, 100³ 0.76x, 64³ 0.84x, 128³ 0.94x,
   // 64×256×64 0.98x, 48×512×128 0.97x, 64×256×128 1.05x, 64×20000×64 0.94x; 64×256×256 1.07x,
   // 96×384×384 1.02x, 64×256×512 1.10x).
-  //   Where zmm operations run in halves (Zen 4), past L2 only. 9..32 rows, any K, where M
-  // fills the tile's lanes: in phases (12, 16, 24 rows) or whole tiles (32); 9, 10 or 20 rows
-  // leave most lanes empty, and 8 keep the dot tile. Zen 4, alternated with the dot tile
-  // before, one run each: N = K = 4096, M = 12 81.9 against 71.3 GFLOP/s, 16 80.8 against
+  //   Where zmm operations run in halves (Zen 4), past L2 only. 8..32 rows, any K, where M
+  // fills the tile's lanes: in phases (8, 12, 16, 24 rows) or whole tiles (32); 9, 10 or 20
+  // rows leave most lanes empty. (8 kept the dot tile until the rows of B were fetched ahead,
+  // below.) Zen 4, alternated with the dot tile before, one run each: N = K = 4096, M = 12 81.9 against 71.3 GFLOP/s, 16 80.8 against
   // 71.0, 24 94.0 against 71.3, 32 104.4 against 84.8; 12×768×3072 106.6 against 79.3,
   // 24×768×768 108.5 against 102.1, 16×3072×768 97.1 against 100.7; without phases
   // 9×4096×4096 47.2 against 54.3, 10×1024×1024 70.2 against 95.0, 20×2048×2048 67.9 against
@@ -596,6 +596,18 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // against 192–194 (211), 16×4096×4096 150 against 134, 32×3072×768 211 against 183;
   // narrower, slower: 96×768×3072 205 against 212–213, 128×768×768 217–224 against 220–221,
   // 12×768×768 186 against 205.
+  //   Where zmm operations run in halves, with M in phases: all of K in one block where A,
+  // packed, takes at most half of L2 — each row of B then one run from start to end, not a
+  // run per K block that the hardware and the fetch ahead start cold — and up to 12 rows, the
+  // rows of B fetched 512 floats ahead into L2 (GemmConfig::prefetch_n). Zen 4, N = K = 4096,
+  // side by side, K blocks of 1024 → 4096 → 4096 and fetched ahead: M = 8 (8 × 2 vectors,
+  // the dot tile before) 58.7 → 66.2 → 74.2 GFLOP/s (6 × 4 vectors 60.7 → 70.7, the dot tile
+  // 57.8), 12 77.6 → 83.7 → 88.9, 16 82.9 → 86.9 → 85.4, 24 89.6 → 96.2 → 94.4; blocks of 4096
+  // over blocks of 1024 once more at 16 (85.4 against 78.1). Past 12 rows the fetch ahead
+  // gained nothing: each value of B feeds more FMAs and the misses hide behind them. Under 8
+  // rows the dot tile stays: M = 4 36.0 against 34.7, M = 2 23.1 against 20.0.
+  constexpr int64_t kSwapFetchRowsMostRows = 12;
+  constexpr int kSwapFetchRowsAhead = 512;
   constexpr int64_t kSwapMinK = 256;
   constexpr int64_t kSwapRowsOnFullWidth = 128;
   constexpr int64_t kSwapRowsAnyBInHalves = 128;
@@ -605,7 +617,7 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
                          (w.m <= 32 || w.k >= kSwapMinK) && !one_tile_over_swap && w.m <= kSwapRowsOnFullWidth;
   const bool swap_pays_in_halves =
       streamed_transposed_b && w.n >= 64 && (threads == 1 || w.n >= kSwapBRowsPerThreadInHalves * threads) &&
-      ((w.m > 8 && w.m <= 32) || (w.m > 32 && w.m % vec == 0 && w.k >= kSwapMinK &&
+      ((w.m >= 8 && w.m <= 32) || (w.m > 32 && w.m % vec == 0 && w.k >= kSwapMinK &&
                                   (w.m <= kSwapRowsAnyBInHalves || w.n >= kSwapBRowsPerARowInHalves * w.m)));
   if (t.avx512 && !t.intel && (t.zmm_in_halves ? swap_pays_in_halves : swap_pays) && swap_possible(w)) {
     GemmConfig s = g;
@@ -624,6 +636,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
       g.nc = nearest_multiple(knob(space, "nc"), int(columns_computed(w.m, g.nr)), g.nr);
       g.pack_a = false, g.pack_b = true, g.unroll = 4, g.prefetch = 0, g.prefetch_n = 0, g.prefetch_c = 0;
       g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
+      const int phases = gemm_phases(computed, g);
+      if (t.zmm_in_halves && phases > 1) {
+        const int64_t packed_bytes = w.k * columns_computed(w.m, g.nr / phases) * int64_t(sizeof(float));
+        if (packed_bytes <= t.l2_bytes / 2) g.kc = at_least(knob(space, "kc"), w.k);
+        if (w.m <= kSwapFetchRowsMostRows) g.prefetch_n = kSwapFetchRowsAhead;
+      }
     }
   }
   // B transposed past L2 and packed, 129..1024 rows of A, one thread, where zmm operations run

@@ -295,7 +295,10 @@ TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
     }
     // Accumulators, and one row of B or (fewer rows than vectors) every row's broadcast, + 1.
     ASSERT_LE(g.mr * nv + (g.mr < nv ? g.mr : nv) + 1, host().vector_registers()) << c.text();
-    ASSERT_EQ(g.prefetch_n, 0) << c.text();
+    // Packed B has nothing to fetch along its rows; swapped, B's rows are the product's A.
+    if (!g.swap) {
+      ASSERT_EQ(g.prefetch_n, 0) << c.text();
+    }
   }
   EXPECT_GT(valid, 100) << "the rule should leave a fair share of the space";
   EXPECT_GT(dot, 0) << "B transposed in place (the dot tile) is in the space";
@@ -633,7 +636,8 @@ TEST(DefaultRule, OneRowFetchesAheadFromHalfOfL3WhereZmmRunInHalves) {
   EXPECT_EQ(fetch(Workload::matmul(1, 2048, 2048, true)), "prefetch=0 prefetch_n=256");
   EXPECT_EQ(fetch(Workload::matmul(1, 2048, 1536, true)), "prefetch=0 prefetch_n=0");
   EXPECT_EQ(fetch(Workload::matmul(1, 768, 768, true)), "prefetch=0 prefetch_n=0");
-  EXPECT_EQ(fetch(Workload::matmul(8, 768, 768, true)), "prefetch=0 prefetch_n=256");
+  // Swapped, its B's rows ahead (SwapsWhereZmmRunInHalves).
+  EXPECT_EQ(fetch(Workload::matmul(8, 768, 768, true)), "prefetch=0 prefetch_n=512");
   t.zmm_in_halves = false;
   EXPECT_EQ(fetch(Workload::matmul(1, 4096, 4096)), "prefetch=0 prefetch_n=128");
 }
@@ -716,6 +720,7 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
                                                      {8, 2, "dot 4 rows, split n"},
                                                      {10, 1, "dot 4 rows, split m"},
                                                      {20, 1, "dot 4 rows, split m"}}) {
+      if (c.m == 8 && t.zmm_in_halves) continue;  // swapped there (SwapsWhereZmmRunInHalves)
       const Workload w = Workload::matmul(c.m, 4096, 4096, true);
       const Config config = default_gemm_config(w, t, c.threads);
       const GemmConfig g = GemmConfig::from(config);
@@ -887,10 +892,12 @@ TEST(DefaultRule, MidRowsOnTransposedBPackOnePanelPerNBlockOnAmd) {
 }
 
 // Where zmm operations run in halves (Zen 4) the swapped form takes B transposed and larger
-// than L2 under 9..32 rows of A where they fill the tile's lanes (in phases, or 32 rows), under
+// than L2 under 8..32 rows of A where they fill the tile's lanes (in phases, or 32 rows), under
 // 33..128 in whole vectors from K = 256 on, and up to 512 where B also has at least 4 times as
 // many rows: tiles of 8 × 2 or 3 vectors up to 32 rows, then 6 × 4, all of M in one N block,
-// K in blocks of up to 1024; on several threads only with B of at least 1024 rows per thread.
+// K in blocks of up to 1024 — all of K in phases, where packed A takes at most half of L2;
+// on several threads only with B of at least 1024 rows per thread. Up to 12 rows, in phases,
+// B's rows are fetched 512 floats ahead.
 TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
   Target t = zen4_core();
   auto form = [&t](int64_t m, int64_t n, int64_t k, int threads = 1) {
@@ -912,12 +919,22 @@ TEST(DefaultRule, SwapsWhereZmmRunInHalves) {
   EXPECT_EQ(form(512, 2047, 1024), "not swapped");
   EXPECT_EQ(form(513, 8192, 1024), "not swapped");  // past kSwapMaxRows
   EXPECT_EQ(form(64, 4096, 255), "not swapped");    // K under 256
-  EXPECT_EQ(form(12, 4096, 4096), "8x48 kc=1024 nc=192 split m");  // 4 phases
-  EXPECT_EQ(form(16, 768, 3072), "8x32 kc=1024 nc=64 split m");    // 2 phases
-  EXPECT_EQ(form(32, 4096, 4096), "8x32 kc=1024 nc=64 split m");   // whole tiles
-  EXPECT_EQ(form(20, 2048, 2048), "not swapped");                  // 20 of 32 lanes: the dot tile
+  EXPECT_EQ(form(12, 4096, 4096), "8x48 kc=4096 nc=192 split m");   // 4 phases
+  EXPECT_EQ(form(16, 768, 3072), "8x32 kc=4096 nc=64 split m");     // 2 phases
+  EXPECT_EQ(form(16, 4096, 16384), "8x32 kc=1024 nc=64 split m");   // packed A 1 MiB: in blocks
+  EXPECT_EQ(form(32, 4096, 4096), "8x32 kc=1024 nc=64 split m");    // whole tiles
+  EXPECT_EQ(form(20, 2048, 2048), "not swapped");                   // 20 of 32 lanes: the dot tile
   EXPECT_EQ(form(9, 4096, 4096), "not swapped");
-  EXPECT_EQ(form(8, 4096, 4096), "not swapped");
+  EXPECT_EQ(form(8, 4096, 4096), "8x32 kc=4096 nc=64 split m");     // 4 phases
+  EXPECT_EQ(form(8, 4096, 4096, 2), "8x32 kc=4096 nc=64 split m");
+  EXPECT_EQ(form(6, 4096, 4096), "not swapped");                    // under 8 rows: the dot tile
+  auto fetch_ahead = [&t](int64_t m) {
+    return GemmConfig::from(default_gemm_config(Workload::matmul(m, 4096, 4096, true), t, 1)).prefetch_n;
+  };
+  EXPECT_EQ(fetch_ahead(8), 512);
+  EXPECT_EQ(fetch_ahead(12), 512);
+  EXPECT_EQ(fetch_ahead(16), 0);
+  EXPECT_EQ(fetch_ahead(32), 0);
   EXPECT_EQ(form(16, 256, 256), "not swapped");  // B in L2
   EXPECT_EQ(form(64, 256, 512), "not swapped");     // B in L2
   // On two threads, each packing all of A, B of at least 1024 rows per thread.
