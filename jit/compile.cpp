@@ -1,5 +1,6 @@
 #include "jit/compile.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -138,7 +139,10 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   for (size_t i = 0; i < parts.size(); ++i) parts[i].place(*kernel, stand_in(i));
   std::vector<PlannedCall> plan = plan_calls(*kernel);
   const std::string dump_header = caller.text() + "\n" + c.text() + "\n";
-  if (!plan.empty() && w.min_m == 0 && w.m * w.n * w.k <= kWholeCallFlops) {
+  // The whole call takes no workspace: a plan that copies B's columns for the dot edge is replayed.
+  const bool whole_call = !plan.empty() && w.min_m == 0 && w.m * w.n * w.k <= kWholeCallFlops &&
+                          std::none_of(plan.begin(), plan.end(), [](const PlannedCall& p) { return p.uses_workspace(); });
+  if (whole_call) {
     for (const Part& p : parts) p.place(*kernel, nullptr);
     const WholeCallSpec s = whole_call_spec(plan, parts, epilogue);
     ObtainedPieces got =

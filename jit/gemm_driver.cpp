@@ -79,14 +79,20 @@ class Walk {
   void dot_edge() {
     const int64_t rows = hi_[M] - lo_[M], col = hi_[N];
     if (rows <= 0) return;
-    const float* runs = args_.b + col * w_.ldb;
-    if (!w_.trans_b) {
+    const float* a = args_.a + lo_[M] * w_.lda;
+    float* c = c_at(lo_[M], col);
+    if (w_.trans_b) {
+      call(k_.dot_edge, a, args_.b + col * w_.ldb, c, w_.k, 1, dot_edge_, 0, rows, 1);
+    } else if (record_) {
+      record_->push_back({.b = col, .c = k_.dot_edge_offset, .column_runs = true});
+      record_->push_back({.tile = k_.dot_edge, .a = a - args_.a, .b = k_.dot_edge_offset, .c = c - args_.c,
+                          .kb = w_.k, .first = 1, .cols = dot_edge_, .count = rows, .panels = 1,
+                          .b_in_workspace = true});
+    } else {
       float* copy = args_.workspace + k_.dot_edge_offset;
       k_.column_runs(args_.b + col, copy);
-      runs = copy;
+      k_.dot_edge(a, copy, c, w_.k, 1, dot_edge_, 0, rows, 1);
     }
-    float* c = c_at(lo_[M], col);
-    k_.dot_edge(args_.a + lo_[M] * w_.lda, runs, c, w_.k, 1, dot_edge_, 0, rows, 1);
     if (k_.epilogue) epilogue(c, col, rows, dot_edge_);
   }
 
@@ -342,7 +348,7 @@ std::vector<PlannedCall> plan_calls(const Kernel& k) {
   constexpr size_t kMostCalls = 16;
   constexpr int64_t kLargestOperand = int64_t(1) << 18;
   const Workload& w = k.computed;
-  if (k.gemm.swap || k.pack_a || k.pack_b || k.dot_edge) return {};
+  if (k.gemm.swap || k.pack_a || k.pack_b) return {};
   const int64_t a_floats = (w.m - 1) * w.lda + w.k;
   const int64_t b_floats = w.trans_b ? (w.n - 1) * w.ldb + w.k : (w.k - 1) * w.ldb + w.n;
   const int64_t c_floats = (w.m - 1) * w.ldc + w.n;
@@ -366,8 +372,11 @@ void Kernel::run(const GemmArgs& args) const {
     if (args.begin < args.end) whole_call(args.a, args.b, args.c, args.bias);
   } else if (!plan.empty() && args.begin == 0 && args.end == tiles && (args.m == 0 || args.m == workload.m)) {
     for (const PlannedCall& p : plan) {
-      if (p.tile)
-        p.tile(args.a + p.a, args.b + p.b, args.c + p.c, p.kb, p.first, p.cols, p.skip, p.count, p.panels);
+      if (p.column_runs)
+        column_runs(args.b + p.b, args.workspace + p.c);
+      else if (p.tile)
+        p.tile(args.a + p.a, (p.b_in_workspace ? args.workspace : args.b) + p.b, args.c + p.c, p.kb, p.first, p.cols,
+               p.skip, p.count, p.panels);
       else
         epilogue(args.c + p.c, args.bias ? args.bias + p.col : nullptr, p.rows, p.cols);
     }

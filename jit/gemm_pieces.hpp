@@ -44,6 +44,12 @@ struct PlannedCall {
   int64_t a = 0, b = 0, c = 0;  // offsets from the call's A, B and C
   int64_t kb = 0, first = 0, cols = 0, skip = 0, count = 0, panels = 0;
   int64_t col = 0, rows = 0;
+  // The dot edge's copy of B's last columns into runs along K (Kernel::column_runs): from B at
+  // offset b into the workspace at offset c.
+  bool column_runs = false;
+  // The tile reads those runs: b is an offset into the workspace, not into B.
+  bool b_in_workspace = false;
+  bool uses_workspace() const { return column_runs || b_in_workspace; }
 };
 
 // A small kernel's whole call: the code of its plan's tiles and epilogue one after another in

@@ -5,6 +5,7 @@
 // over several threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -386,10 +387,11 @@ TEST(GemmCorrectness, BalancedEdgeRows) {
 // A small kernel's whole call replays the calls its driver's walk made once (Kernel::plan), or
 // at most kWholeCallFlops is that plan generated as one function (Kernel::whole_call): tiles of
 // every kind (edge rows, the N-edge tile, B narrower than a tile, the dot form on B
-// transposed), the epilogue on groups of tiles, C accumulated into; against the reference and
-// element for element against the walk itself: the kernel in tile ranges, or a bucket of M,
-// which has neither, at its largest M. Kernels whose walk packs, copies B for a dot edge, or
-// runs many calls have no plan.
+// transposed, the dot edge and its copy of B's columns), the epilogue on groups of tiles, C
+// accumulated into; against the reference and element for element against the walk itself:
+// the kernel in tile ranges, or a bucket of M, which has neither, at its largest M. A dot
+// edge's copy goes to the workspace, which a whole call does not take: its plan is replayed.
+// Kernels whose walk packs or runs many calls have no plan.
 TEST(GemmCorrectness, PlannedCalls) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
   const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 ";
@@ -404,11 +406,13 @@ TEST(GemmCorrectness, PlannedCalls) {
                         Case{mm(9, v + 3, 3), "pack_b=0 split=m tiles=nm"},
                         Case{epi(mm(13, 3 * v - 5, 70, true), true, kRelu, 0.0f), "pack_b=0 split=m tiles=nm"},
                         Case{epi(mm(20, 24, 9), false, kRelu, 0.5f), "pack_b=0 split=n tiles=nm"},
-                        Case{epi(mm(7, 2 * v + 1, 1), true, kGelu, 1.0f), "pack_b=0 split=m tiles=nm"}}) {
+                        Case{epi(mm(7, 2 * v + 1, 1), true, kGelu, 1.0f), "pack_b=0 split=m tiles=nm"},
+                        Case{epi(mm(23, 2 * nv * v + 3, 40), true, kGelu, 1.0f), "pack_b=0 split=m tiles=nm"},
+                        Case{epi(mm(5, nv * v + 2, 20), true, kRelu, 0.5f), "pack_b=0 split=m tiles=nm"}}) {
     const Config c = four_row_config(t.w, rest + t.variant);
     SCOPED_TRACE(describe(t.w, &c));
     const KernelPtr k = compile_gemm(t.w, c);
-    const bool whole = t.w.m * t.w.n * t.w.k <= kWholeCallFlops;
+    const bool whole = t.w.m * t.w.n * t.w.k <= kWholeCallFlops && k->dot_edge_columns == 0;
     EXPECT_EQ(k->whole_call != nullptr, whole);
     EXPECT_EQ(k->plan.empty(), whole);
     const Problem p(t.w, t.w.hash());
@@ -428,7 +432,9 @@ TEST(GemmCorrectness, PlannedCalls) {
     return compile_gemm(w, four_row_config(w, rest + variant))->plan;
   };
   EXPECT_TRUE(plan_of(edges, "pack_b=1 split=m tiles=nm").empty()) << "packs B";
-  EXPECT_TRUE(plan_of(mm(23, 2 * nv * v + 3, 40), "pack_b=0 split=m tiles=nm").empty()) << "a dot edge";
+  const std::vector<PlannedCall> dot_edge = plan_of(mm(23, 2 * nv * v + 3, 40), "pack_b=0 split=m tiles=nm");
+  EXPECT_EQ(std::count_if(dot_edge.begin(), dot_edge.end(), [](const PlannedCall& p) { return p.column_runs; }), 1);
+  EXPECT_EQ(std::count_if(dot_edge.begin(), dot_edge.end(), [](const PlannedCall& p) { return p.b_in_workspace; }), 1);
   EXPECT_TRUE(plan_of(edges, "pack_b=0 split=n tiles=mn").empty()) << "a call and an epilogue per tile: too many";
   EXPECT_TRUE(plan_of(mm(520, 520, 16), "pack_b=0 split=m tiles=nm").empty()) << "C past the largest operand";
 }
