@@ -583,15 +583,16 @@ TEST(GemmCorrectness, SwappedForm) {
                             epi(mm(17, 3 * v + 5, 2 * v, true), false, kRelu, 0.5f), mm(66, 70, 33, true),
                             epi(mm(kSwapMaxRows, 129, 1100, true), true, kNone)}) {
     const Space space = gemm_space(w, Target::host());
-    const std::pair<int, std::string> variants[] = {{4, "kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm"},
-                                                    {3, "kc=1024 mc=96 nc=256 unroll=1 order=mnk tiles=mn"},
-                                                    {8, "kc=64 mc=48 nc=64 unroll=2 order=kmn tiles=nm"}};
+    // B's rows (the product's A) fetched ahead or not.
+    const std::pair<int, std::string> variants[] = {{4, "kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm prefetch_n=0"},
+                                                    {3, "kc=1024 mc=96 nc=256 unroll=1 order=mnk tiles=mn prefetch_n=128"},
+                                                    {8, "kc=64 mc=48 nc=64 unroll=2 order=kmn tiles=nm prefetch_n=512"}};
     for (const auto& [mr, variant] : variants) {
       // Two vectors wide where the rows leave room (8 rows on AVX2's 16 registers: one).
       const int nr = std::min(2, test::widest_vectors(mr)) * v;
       const Config c = space.parse("mr=" + std::to_string(mr) + " nr=" + std::to_string(nr) + " vec=" +
                                    std::to_string(v) + " " + variant +
-                                   " pack_a=0 pack_b=1 prefetch=0 prefetch_n=0 prefetch_c=0 split=m swap=1");
+                                   " pack_a=0 pack_b=1 prefetch=0 prefetch_c=0 split=m swap=1");
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
@@ -633,9 +634,10 @@ TEST(GemmCorrectness, SwappedFormWhereItApplies) {
 // The swapped form where C^T's rows are narrower than the tile: groups of `phases` lanes hold
 // consecutive k of one column and are summed at the tile's end. Every power of two from 2 to
 // 16, K in one block and in several (with a K loop tail of groups: K = 48 in blocks of 32 is
-// 2 groups of 16 and 1, unrolled 4 times), with and without the prefetches, padded operands, bias, activations, C
-// accumulated into, whole and in tile ranges; and a bucket of M, whose calls pack zero
-// columns past their M.
+// 2 groups of 16 and 1, unrolled 4 times), with and without the prefetches (along K, and
+// along B's rows, the product's A, at every step or once per line), padded operands, bias,
+// activations, C accumulated into, whole and in tile ranges; and a bucket of M, whose calls
+// pack zero columns past their M.
 TEST(GemmCorrectness, SwappedFormWithPhases) {
   if (!Target::host().avx512) GTEST_SKIP() << "phases are for AVX-512";
   struct Case {
@@ -648,11 +650,11 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
                         Case{epi(mm(16, 129, 40, true), true, kNone), 32, 2}}) {
     const Workload& w = t.w;
     const Space space = gemm_space(w, Target::host());
-    for (const std::string variant : {"kc=1024 unroll=2 order=nkm prefetch=0 prefetch_c=0 tiles=nm",
-                                      "kc=32 unroll=4 order=kmn prefetch=4 prefetch_c=1 tiles=mn",
-                                      "kc=64 unroll=1 order=mkn prefetch=0 prefetch_c=1 tiles=nm"}) {
+    for (const std::string variant : {"kc=1024 unroll=2 order=nkm prefetch=0 prefetch_n=64 prefetch_c=0 tiles=nm",
+                                      "kc=32 unroll=4 order=kmn prefetch=4 prefetch_n=0 prefetch_c=1 tiles=mn",
+                                      "kc=64 unroll=1 order=mkn prefetch=0 prefetch_n=512 prefetch_c=1 tiles=nm"}) {
       const Config c = space.parse("mr=4 nr=" + std::to_string(t.nr) + " vec=16 mc=48 nc=128 " + variant +
-                                   " pack_a=0 pack_b=1 prefetch_n=0 split=m swap=1");
+                                   " pack_a=0 pack_b=1 split=m swap=1");
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), t.phases);
