@@ -140,8 +140,9 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   std::vector<PlannedCall> plan = plan_calls(*kernel);
   const std::string dump_header = caller.text() + "\n" + c.text() + "\n";
   // The whole call takes no workspace: a plan that copies B's columns for the dot edge is replayed.
+  const auto uses_workspace = [](const PlannedCall& p) { return p.uses_workspace(); };
   const bool whole_call = !plan.empty() && w.min_m == 0 && w.m * w.n * w.k <= kWholeCallFlops &&
-                          std::none_of(plan.begin(), plan.end(), [](const PlannedCall& p) { return p.uses_workspace(); });
+                          std::none_of(plan.begin(), plan.end(), uses_workspace);
   if (whole_call) {
     for (const Part& p : parts) p.place(*kernel, nullptr);
     const WholeCallSpec s = whole_call_spec(plan, parts, epilogue);

@@ -571,12 +571,12 @@ Config default_gemm_config(const Workload& w, const Target& t, int threads) {
   // 96×384×384 1.02x, 64×256×512 1.10x).
   //   Where zmm operations run in halves (Zen 4), past L2 only. 8..32 rows, any K, where M
   // fills the tile's lanes: in phases (8, 12, 16, 24 rows) or whole tiles (32); 9, 10 or 20
-  // rows leave most lanes empty. (8 kept the dot tile until the rows of B were fetched ahead,
-  // below.) Zen 4, alternated with the dot tile before, one run each: N = K = 4096, M = 12 81.9 against 71.3 GFLOP/s, 16 80.8 against
-  // 71.0, 24 94.0 against 71.3, 32 104.4 against 84.8; 12×768×3072 106.6 against 79.3,
-  // 24×768×768 108.5 against 102.1, 16×3072×768 97.1 against 100.7; without phases
-  // 9×4096×4096 47.2 against 54.3, 10×1024×1024 70.2 against 95.0, 20×2048×2048 67.9 against
-  // 86.2; 8×4096×4096 60–64 against 70.5.
+  // rows leave most lanes empty. Zen 4, alternated with the dot tile before, one run each:
+  // N = K = 4096, M = 12 81.9 against 71.3 GFLOP/s, 16 80.8 against 71.0, 24 94.0 against
+  // 71.3, 32 104.4 against 84.8; 12×768×3072 106.6 against 79.3, 24×768×768 108.5 against
+  // 102.1, 16×3072×768 97.1 against 100.7; without phases 9×4096×4096 47.2 against 54.3,
+  // 10×1024×1024 70.2 against 95.0, 20×2048×2048 67.9 against 86.2. 8×4096×4096 ran 60–64
+  // against 70.5 and kept the dot tile until B's rows were fetched ahead (below).
   //   33..128 rows in whole vectors from K = 256 on, and up to 512 rows where B has at least 4
   // times as many (packing A, the smaller operand, then costs a quarter of packing B or less).
   // Zen 4, side by side over the default before (oneDNN in brackets): 48×768×3072 112.5

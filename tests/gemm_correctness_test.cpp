@@ -584,9 +584,10 @@ TEST(GemmCorrectness, SwappedForm) {
                             epi(mm(kSwapMaxRows, 129, 1100, true), true, kNone)}) {
     const Space space = gemm_space(w, Target::host());
     // B's rows (the product's A) fetched ahead or not.
-    const std::pair<int, std::string> variants[] = {{4, "kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm prefetch_n=0"},
-                                                    {3, "kc=1024 mc=96 nc=256 unroll=1 order=mnk tiles=mn prefetch_n=128"},
-                                                    {8, "kc=64 mc=48 nc=64 unroll=2 order=kmn tiles=nm prefetch_n=512"}};
+    const std::pair<int, std::string> variants[] = {
+        {4, "kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm prefetch_n=0"},
+        {3, "kc=1024 mc=96 nc=256 unroll=1 order=mnk tiles=mn prefetch_n=128"},
+        {8, "kc=64 mc=48 nc=64 unroll=2 order=kmn tiles=nm prefetch_n=512"}};
     for (const auto& [mr, variant] : variants) {
       // Two vectors wide where the rows leave room (8 rows on AVX2's 16 registers: one).
       const int nr = std::min(2, test::widest_vectors(mr)) * v;
