@@ -736,9 +736,9 @@ TEST(DefaultRule, FewRowsOnTransposedBUseTheDotTile) {
   }
 }
 
-// B transposed in L2: the dot tile's rows by the model of dot_tile_rows (default_rule.cpp), on
-// a Zen 5 core's registers and caches; past 16 rows, packing B where the model puts the dot
-// tile well below it.
+// B transposed in L2: the dot tile's rows by the model of dot_tile_rows
+// (policy/dot_tile_rule.cpp), on a Zen 5 core's registers and caches; past 16 rows, packing B
+// where the model puts the dot tile well below it.
 TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
   Target t = zen5_core();
   auto form = [&t](int64_t m, int64_t n, int64_t k) {
