@@ -137,6 +137,202 @@ int report_range(const Args& args, const Workload& w, Runtime& rt, const std::ve
   return 0;
 }
 
+// The inputs the calls rotate through, each read once, as an application's are resident
+// before it calls: the first read of a freshly made set ran up to 3x slower here
+// (49x512x4608: 28 against 9 ms), which the first call would otherwise be charged with.
+std::vector<Inputs> input_sets(const Workload& w, uint64_t seed) {
+  std::vector<Inputs> sets;
+  for (size_t i = 0; i < kInputSets; ++i) {
+    const SyntheticInputs d(w, seed * 1000 + i);
+    sets.push_back({{d.a.begin(), d.a.end()}, {d.b.begin(), d.b.end()}, {d.bias.begin(), d.bias.end()}});
+    sets.back().bias.resize(size_t(std::max<int64_t>(w.n, 1)));
+  }
+  float touched = 0.0f;
+  for (const Inputs& in : sets)
+    for (const std::vector<float>* v : {&in.a, &in.b, &in.bias}) touched += std::accumulate(v->begin(), v->end(), 0.0f);
+  if (!std::isfinite(touched)) throw std::runtime_error("input sets are not finite");
+  return sets;
+}
+
+// What the first call (of `rows` rows) would cost if it ran the built-in kernel alone, in the
+// first call's conditions: on a thread of its own, on inputs it has not read before (median of
+// three), in ms.
+double builtin_first_call_ms(const Workload& w, int64_t rows, const std::vector<Inputs>& sets,
+                             const std::vector<float>& c_init) {
+  std::vector<double> builtin_s;
+  Workload first_call = w;
+  first_call.m = rows, first_call.min_m = 0;
+  for (size_t set = 1; set <= 3; ++set)
+    std::thread([&] {
+      std::vector<float> c = c_init;
+      const auto start = Clock::now();
+      builtin_matmul(first_call, sets[set].a.data(), sets[set].b.data(), sets[set].bias.data(), c.data());
+      builtin_s.push_back(seconds_since(start));
+    }).join();
+  return median(builtin_s) * 1e3;
+}
+
+// The calls' latencies, and the kernels seen serving them.
+struct Traffic {
+  std::vector<double> per_call_us;
+  std::vector<KernelWatch::Change> seen;
+};
+
+// One call per entry of `rows` (its M), from `callers` threads, each timed from its caller's side.
+Traffic serve_traffic(Runtime& rt, const Workload& w, const std::vector<int64_t>& rows, int callers,
+                      const std::vector<Inputs>& sets, const std::vector<float>& c_init) {
+  const int64_t calls = int64_t(rows.size());
+  Traffic out;
+  out.per_call_us.assign(rows.size(), 0.0);
+  std::atomic<int64_t> next{0};
+  KernelWatch watch(rt, next);
+  std::vector<std::thread> traffic;
+  for (int t = 0; t < callers; ++t)
+    traffic.emplace_back([&] {
+      Caller me{w, c_init};
+      for (int64_t i; (i = next.fetch_add(1)) < calls;) {
+        const auto start = Clock::now();
+        me.call(rt, sets[size_t(i) % kInputSets], rows[size_t(i)]);
+        out.per_call_us[size_t(i)] = seconds_since(start) * 1e6;
+        if (i == 0) watch.begin();
+      }
+    });
+  for (auto& t : traffic) t.join();
+  rt.wait_idle();
+  out.seen = watch.stop();
+  return out;
+}
+
+// Every kernel that served calls, and (--reference) the offline search's best, measured side by side.
+struct ServedKernels {
+  std::map<std::string, double> seconds_of;  // config text → median seconds per call
+  double reference_s = 0;                    // 0: no reference
+  std::string reference_config;
+  size_t reference_searched = 0;
+};
+
+ServedKernels measure_served_kernels(const Args& args, const Workload& w, int threads, uint64_t seed,
+                                     const std::vector<std::string>& change_configs,
+                                     const std::vector<Inputs>& sets, const Floats& c_made,
+                                     const std::vector<float>& c_init) {
+  const Space space = gemm_space(w, Target::host());
+  std::vector<std::string> measured_configs;
+  for (const std::string& c : change_configs)
+    if (std::find(measured_configs.begin(), measured_configs.end(), c) == measured_configs.end())
+      measured_configs.push_back(c);
+  std::vector<KernelPtr> kernels;
+  for (const std::string& c : measured_configs) kernels.push_back(compile_gemm(w, space.parse(c)));
+  const size_t reference_first = kernels.size();
+  ServedKernels out;
+  // Each measured call takes the next input set, as the live calls did: with a set's B no
+  // longer in the core's caches, kernels that pack B rank differently than on one hot input.
+  Executor exec(threads);
+  const CallMaker call = [&](const Kernel& k, float* c) -> std::function<void()> {
+    return [&exec, &sets, &k, c, next_set = size_t(0)]() mutable {
+      const Inputs& in = sets[next_set++ % kInputSets];
+      exec.run(k, k.workload.m, in.a.data(), in.b.data(), in.bias.data(), c);
+    };
+  };
+  if (args.has("reference")) {
+    const ValidationData data(w, seed);
+    const std::vector<Config> configs = configs_to_try(w, threads, args.get("reference"), "", seed);
+    std::vector<KernelPtr> candidates;
+    for (Compiled& c : compile_and_validate(data, configs, 1))
+      if (c.kernel) candidates.push_back(std::move(c.kernel));
+    out.reference_searched = candidates.size();
+    for (const KernelPtr& k : rank_kernels(candidates, c_made, call, kReferenceFinalists)) kernels.push_back(k);
+  }
+  std::vector<std::vector<float>> outputs(kernels.size(), c_init);
+  std::vector<std::function<void()>> fns;
+  for (size_t i = 0; i < kernels.size(); ++i) fns.push_back(call(*kernels[i], outputs[i].data()));
+  MeasureOptions mo;
+  mo.samples = 11;
+  const std::vector<Measurement> m = measure_interleaved(fns, mo);
+  for (size_t i = 0; i < reference_first; ++i) out.seconds_of[measured_configs[i]] = m[i].median_s;
+  for (size_t i = reference_first; i < kernels.size(); ++i)
+    if (out.reference_s == 0 || m[i].median_s < out.reference_s)
+      out.reference_s = m[i].median_s, out.reference_config = kernels[i]->config.text();
+  return out;
+}
+
+// What `livetune serve` reports of traffic on one workload.
+struct Report {
+  const WorkloadInfo& info;
+  int64_t calls;
+  int callers, threads;
+  double budget;
+  double first_call_ms, builtin_ms;
+  int64_t calls_to_within;  // -1: never within 5% of the final kernel
+  std::vector<std::string> change_configs;
+  const std::vector<KernelChange>& changes;
+  double first_gflops, gflops;
+  const ServedKernels& served;
+  double settled_dispatch_ns;
+  const std::vector<double>& per_call_us;
+};
+
+void print_json(const Workload& w, const Report& r) {
+  const WorkloadInfo& info = r.info;
+  Json j;
+  j.begin_object()
+      .field("workload", w.text())
+      .field("calls", r.calls)
+      .field("callers", r.callers)
+      .field("threads", r.threads)
+      .field("budget", r.budget)
+      .field("tuning", info.tuning)
+      .field("tuning_calls", int64_t(info.tuning_calls))
+      .field("first_call_ms", r.first_call_ms)
+      .field("builtin_ms", r.builtin_ms)
+      .field("calls_to_within_5pct", r.calls_to_within)
+      .field("calls_to_settle", int64_t(info.calls_to_settle))
+      .field("seconds_to_settle", info.seconds_to_settle)
+      .field("exploration_overhead", info.exploration_overhead)
+      .field("settled_dispatch_ns", r.settled_dispatch_ns)
+      .field("first_config", r.change_configs.front())
+      .field("first_gflops", r.first_gflops)
+      .field("final_config", info.config)
+      .field("final_gflops", r.gflops);
+  const double final_s = r.served.seconds_of.at(info.config);
+  if (r.served.reference_s > 0)
+    j.field("reference_config", r.served.reference_config)
+        .field("reference_configs_searched", int64_t(r.served.reference_searched))
+        .field("reference_gflops", w.flops() / r.served.reference_s / 1e9)
+        .field("ratio_to_reference", r.served.reference_s / final_s);
+  else
+    j.null_field("reference_gflops").null_field("ratio_to_reference");
+  write_candidates(j, info);
+  j.begin_array("kernel_changes");
+  for (size_t i = 0; i < r.changes.size(); ++i)
+    j.begin_object().field("call", int64_t(r.changes[i].call)).field("config", r.change_configs[i]).end_object();
+  j.end_array().begin_array("per_call_us");
+  for (double us : r.per_call_us) j.value(us);
+  j.end_array().end_object();
+  std::printf("%s\n", j.str().c_str());
+}
+
+void print_table(const Workload& w, const Report& r) {
+  const WorkloadInfo& info = r.info;
+  std::printf("workload     %s, %lld calls from %d caller(s), %d thread(s) per call\n", w.text().c_str(),
+              static_cast<long long>(r.calls), r.callers, r.threads);
+  std::printf("first call   %.3f ms (built-in kernel alone %.3f ms)\n", r.first_call_ms, r.builtin_ms);
+  std::printf("first JIT    %7.1f GFLOP/s  %s\n", r.first_gflops, r.change_configs.front().c_str());
+  std::printf("final        %7.1f GFLOP/s  %s (%s)\n", r.gflops, info.config.c_str(), info.tuning.c_str());
+  std::printf("within 5%%    of the final kernel from call %lld\n", static_cast<long long>(r.calls_to_within));
+  std::printf("candidates   %llu proposed, %llu compiled, %llu validated, %llu raced, %llu rejected, %llu promoted\n",
+              static_cast<unsigned long long>(info.proposed), static_cast<unsigned long long>(info.compiled),
+              static_cast<unsigned long long>(info.validated), static_cast<unsigned long long>(info.measured),
+              static_cast<unsigned long long>(info.rejected), static_cast<unsigned long long>(info.promoted));
+  std::printf("exploration  %.2f%% of the call time (budget %.2f%%)\n", 100 * info.exploration_overhead,
+              100 * r.budget);
+  std::printf("settled      a call costs the kernel's time + %.1f ns (4x4x4, tuned until settled)\n",
+              r.settled_dispatch_ns);
+  if (r.served.reference_s > 0)
+    std::printf("reference    %7.1f GFLOP/s  %s (offline, best of %zu): final at %.3fx\n",
+                w.flops() / r.served.reference_s / 1e9, r.served.reference_config.c_str(), r.served.reference_searched,
+                r.served.reference_s / r.served.seconds_of.at(info.config));
+}
+
 }  // namespace
 
 int cmd_serve(const std::vector<std::string>& argv) {
@@ -165,35 +361,10 @@ int cmd_serve(const std::vector<std::string>& argv) {
     std::uniform_int_distribution<int64_t> pick(w.min_m, w.m);
     for (int64_t& r : rows) r = pick(rng);
   }
-
-  std::vector<Inputs> sets;
-  for (size_t i = 0; i < kInputSets; ++i) {
-    const SyntheticInputs d(w, seed * 1000 + i);
-    sets.push_back({{d.a.begin(), d.a.end()}, {d.b.begin(), d.b.end()}, {d.bias.begin(), d.bias.end()}});
-    sets.back().bias.resize(size_t(std::max<int64_t>(w.n, 1)));
-  }
+  const std::vector<Inputs> sets = input_sets(w, seed);
   const Floats c_made = SyntheticInputs(w, seed).c;
   const std::vector<float> c_init(c_made.begin(), c_made.end());
-  // Read every input once, as an application's are resident before it calls: the first read
-  // of a freshly made set ran up to 3x slower here (49x512x4608: 28 against 9 ms), which the
-  // first call would otherwise be charged with.
-  float touched = 0.0f;
-  for (const Inputs& in : sets)
-    for (const std::vector<float>* v : {&in.a, &in.b, &in.bias}) touched += std::accumulate(v->begin(), v->end(), 0.0f);
-  if (!std::isfinite(touched)) throw std::runtime_error("input sets are not finite");
-
-  // What the first call would cost if it ran the built-in kernel alone, in the first call's
-  // conditions: on a thread of its own, on inputs it has not read before (median of three).
-  std::vector<double> builtin_s;
-  Workload first_call = w;
-  first_call.m = rows[0], first_call.min_m = 0;
-  for (size_t set = 1; set <= 3; ++set)
-    std::thread([&] {
-      std::vector<float> c = c_init;
-      const auto start = Clock::now();
-      builtin_matmul(first_call, sets[set].a.data(), sets[set].b.data(), sets[set].bias.data(), c.data());
-      builtin_s.push_back(seconds_since(start));
-    }).join();
+  const double builtin_ms = builtin_first_call_ms(w, rows[0], sets, c_init);
 
   // The application starts: its runtime is made, and ready (LLVM's own start-up done), before
   // traffic arrives. The workload is new to it: its first calls run while its kernel compiles.
@@ -207,136 +378,41 @@ int cmd_serve(const std::vector<std::string>& argv) {
   ro.cache_dir = args.get("cache");
   Runtime rt(ro);
   rt.wait_idle();
-  std::vector<double> per_call_us(size_t(calls), 0.0);
-  std::atomic<int64_t> next{0};
-  KernelWatch watch(rt, next);
-  std::vector<std::thread> traffic;
-  for (int t = 0; t < callers; ++t)
-    traffic.emplace_back([&] {
-      Caller me{w, c_init};
-      for (int64_t i; (i = next.fetch_add(1)) < calls;) {
-        const auto start = Clock::now();
-        me.call(rt, sets[size_t(i) % kInputSets], rows[size_t(i)]);
-        per_call_us[size_t(i)] = seconds_since(start) * 1e6;
-        if (i == 0) watch.begin();
-      }
-    });
-  for (auto& t : traffic) t.join();
-  rt.wait_idle();
-  const std::vector<KernelWatch::Change> seen = watch.stop();
-  const std::vector<KernelChange> changes = plot_marks(seen, size_t(calls - 1));
+  const Traffic traffic = serve_traffic(rt, w, rows, callers, sets, c_init);
+  const std::vector<KernelChange> changes = plot_marks(traffic.seen, size_t(calls - 1));
   if (ranged)
-    return report_range(args, w, rt, rows, per_call_us, changes, median(builtin_s) * 1e3, callers, threads, budget);
+    return report_range(args, w, rt, rows, traffic.per_call_us, changes, builtin_ms, callers, threads, budget);
   const std::vector<WorkloadInfo> infos = rt.workloads();
   if (infos.empty() || infos[0].config.empty()) throw std::runtime_error("the workload got no JIT kernel");
   const WorkloadInfo& info = infos[0];
   std::vector<std::string> change_configs;
-  for (const KernelWatch::Change& c : seen) change_configs.push_back(c.config);
+  for (const KernelWatch::Change& c : traffic.seen) change_configs.push_back(c.config);
 
-  // Every kernel that served calls, and the offline search's best, measured side by side.
-  const Space space = gemm_space(w, Target::host());
-  std::vector<std::string> measured_configs;
-  for (const std::string& c : change_configs)
-    if (std::find(measured_configs.begin(), measured_configs.end(), c) == measured_configs.end())
-      measured_configs.push_back(c);
-  std::vector<KernelPtr> kernels;
-  for (const std::string& c : measured_configs) kernels.push_back(compile_gemm(w, space.parse(c)));
-  size_t reference_first = kernels.size();
-  size_t reference_searched = 0;
-  // Each measured call takes the next input set, as the live calls did: with a set's B no
-  // longer in the core's caches, kernels that pack B rank differently than on one hot input.
-  Executor exec(threads);
-  const CallMaker call = [&](const Kernel& k, float* c) -> std::function<void()> {
-    return [&exec, &sets, &k, c, next_set = size_t(0)]() mutable {
-      const Inputs& in = sets[next_set++ % kInputSets];
-      exec.run(k, k.workload.m, in.a.data(), in.b.data(), in.bias.data(), c);
-    };
-  };
-  if (args.has("reference")) {
-    const ValidationData data(w, seed);
-    const std::vector<Config> configs = configs_to_try(w, threads, args.get("reference"), "", seed);
-    std::vector<KernelPtr> candidates;
-    for (Compiled& c : compile_and_validate(data, configs, 1))
-      if (c.kernel) candidates.push_back(std::move(c.kernel));
-    reference_searched = candidates.size();
-    for (const KernelPtr& k : rank_kernels(candidates, c_made, call, kReferenceFinalists)) kernels.push_back(k);
-  }
-  std::vector<std::vector<float>> outputs(kernels.size(), c_init);
-  std::vector<std::function<void()>> fns;
-  for (size_t i = 0; i < kernels.size(); ++i) fns.push_back(call(*kernels[i], outputs[i].data()));
-  MeasureOptions mo;
-  mo.samples = 11;
-  const std::vector<Measurement> m = measure_interleaved(fns, mo);
-  std::map<std::string, double> seconds_of;
-  for (size_t i = 0; i < reference_first; ++i) seconds_of[measured_configs[i]] = m[i].median_s;
-  const double final_s = seconds_of.at(info.config);
+  const ServedKernels served = measure_served_kernels(args, w, threads, seed, change_configs, sets, c_made, c_init);
+  const double final_s = served.seconds_of.at(info.config);
   int64_t calls_to_within = -1;
   for (size_t i = 0; i < changes.size() && calls_to_within < 0; ++i)
-    if (seconds_of.at(change_configs[i]) <= 1.05 * final_s) calls_to_within = int64_t(changes[i].call);
-  double reference_s = 0;
-  std::string reference_config;
-  for (size_t i = reference_first; i < kernels.size(); ++i)
-    if (reference_s == 0 || m[i].median_s < reference_s) reference_s = m[i].median_s, reference_config = kernels[i]->config.text();
-
-  const double gflops = w.flops() / final_s / 1e9;
-  const double first_gflops = w.flops() / seconds_of.at(change_configs.front()) / 1e9;
-  const double first_call_ms = per_call_us[0] / 1e3, builtin_ms = median(builtin_s) * 1e3;
-  const double settled_dispatch_ns = measure_dispatch_ns(DispatchPath::settled);
-  write_plot(args, w, callers, per_call_us, changes);
-  if (args.has("json")) {
-    Json j;
-    j.begin_object()
-        .field("workload", w.text())
-        .field("calls", calls)
-        .field("callers", callers)
-        .field("threads", threads)
-        .field("budget", budget)
-        .field("tuning", info.tuning)
-        .field("tuning_calls", int64_t(info.tuning_calls))
-        .field("first_call_ms", first_call_ms)
-        .field("builtin_ms", builtin_ms)
-        .field("calls_to_within_5pct", calls_to_within)
-        .field("calls_to_settle", int64_t(info.calls_to_settle))
-        .field("seconds_to_settle", info.seconds_to_settle)
-        .field("exploration_overhead", info.exploration_overhead)
-        .field("settled_dispatch_ns", settled_dispatch_ns)
-        .field("first_config", change_configs.front())
-        .field("first_gflops", first_gflops)
-        .field("final_config", info.config)
-        .field("final_gflops", gflops);
-    if (reference_s > 0)
-      j.field("reference_config", reference_config)
-          .field("reference_configs_searched", int64_t(reference_searched))
-          .field("reference_gflops", w.flops() / reference_s / 1e9)
-          .field("ratio_to_reference", reference_s / final_s);
-    else
-      j.null_field("reference_gflops").null_field("ratio_to_reference");
-    write_candidates(j, info);
-    j.begin_array("kernel_changes");
-    for (size_t i = 0; i < changes.size(); ++i)
-      j.begin_object().field("call", int64_t(changes[i].call)).field("config", change_configs[i]).end_object();
-    j.end_array().begin_array("per_call_us");
-    for (double us : per_call_us) j.value(us);
-    j.end_array().end_object();
-    std::printf("%s\n", j.str().c_str());
-    return 0;
-  }
-  std::printf("workload     %s, %lld calls from %d caller(s), %d thread(s) per call\n", w.text().c_str(),
-              static_cast<long long>(calls), callers, threads);
-  std::printf("first call   %.3f ms (built-in kernel alone %.3f ms)\n", first_call_ms, builtin_ms);
-  std::printf("first JIT    %7.1f GFLOP/s  %s\n", first_gflops, change_configs.front().c_str());
-  std::printf("final        %7.1f GFLOP/s  %s (%s)\n", gflops, info.config.c_str(), info.tuning.c_str());
-  std::printf("within 5%%    of the final kernel from call %lld\n", static_cast<long long>(calls_to_within));
-  std::printf("candidates   %llu proposed, %llu compiled, %llu validated, %llu raced, %llu rejected, %llu promoted\n",
-              static_cast<unsigned long long>(info.proposed), static_cast<unsigned long long>(info.compiled),
-              static_cast<unsigned long long>(info.validated), static_cast<unsigned long long>(info.measured),
-              static_cast<unsigned long long>(info.rejected), static_cast<unsigned long long>(info.promoted));
-  std::printf("exploration  %.2f%% of the call time (budget %.2f%%)\n", 100 * info.exploration_overhead, 100 * budget);
-  std::printf("settled      a call costs the kernel's time + %.1f ns (4x4x4, tuned until settled)\n",
-              settled_dispatch_ns);
-  if (reference_s > 0)
-    std::printf("reference    %7.1f GFLOP/s  %s (offline, best of %zu): final at %.3fx\n", w.flops() / reference_s / 1e9,
-                reference_config.c_str(), reference_searched, reference_s / final_s);
+    if (served.seconds_of.at(change_configs[i]) <= 1.05 * final_s) calls_to_within = int64_t(changes[i].call);
+  const Report report{.info = info,
+                      .calls = calls,
+                      .callers = callers,
+                      .threads = threads,
+                      .budget = budget,
+                      .first_call_ms = traffic.per_call_us[0] / 1e3,
+                      .builtin_ms = builtin_ms,
+                      .calls_to_within = calls_to_within,
+                      .change_configs = change_configs,
+                      .changes = changes,
+                      .first_gflops = w.flops() / served.seconds_of.at(change_configs.front()) / 1e9,
+                      .gflops = w.flops() / final_s / 1e9,
+                      .served = served,
+                      .settled_dispatch_ns = measure_dispatch_ns(DispatchPath::settled),
+                      .per_call_us = traffic.per_call_us};
+  write_plot(args, w, callers, traffic.per_call_us, changes);
+  if (args.has("json"))
+    print_json(w, report);
+  else
+    print_table(w, report);
   return 0;
 }
 
