@@ -1,5 +1,6 @@
 #include "policy/rules.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "policy/rule_knobs.hpp"
