@@ -120,9 +120,9 @@ void GemmEmitter::emit_dot_tile_body(const TileSpec& s, const TileArgs& in) {
         av.push_back(load_vector(f32_ptr(a_p, b_.CreateAdd(a_row[size_t(r)], i64(int64_t(u) * W_))), llvm::Align(4), mask));
       for (int j = 0; j < n; ++j) {
         llvm::Value* row = f32_ptr(b_p, int64_t(j) * s.ldb + int64_t(u) * W_);
-        // The next group's rows into L2, prefetch_n floats ahead of this step: a group's rows
-        // start cold, and the hardware did not fetch them ahead (8×4096×4096: 35 -> 41–49
-        // GFLOP/s, 1×4096×4096: 9 -> 13–14). Past B's end, harmless.
+        // The next group's rows, prefetch_n floats ahead of this step (prefetch_lines): a
+        // group's rows start cold, and the hardware did not fetch them ahead (8×4096×4096: 35
+        // -> 41–49 GFLOP/s, 1×4096×4096: 9 -> 13–14). Past B's end, harmless.
         if (s.prefetch_n > 0)
           prefetch_lines(b_.CreateGEP(f32_, row, i64(int64_t(n) * s.ldb + s.prefetch_n)), 1);
         llvm::Value* bv = load_vector(row, llvm::Align(4), mask);

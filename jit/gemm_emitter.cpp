@@ -14,6 +14,7 @@ GemmEmitter::GemmEmitter(llvm::LLVMContext& ctx, const Target& t)
       widest_(t.vector_floats()),
       registers_(t.vector_registers()),
       cheap_masks_(t.avx512),
+      row_fetch_locality_(t.avx512 && !t.intel && !t.zmm_in_halves ? 3 : 2),
       m_(std::make_unique<llvm::Module>("livetune_gemm", ctx)),
       b_(ctx),
       f32_(llvm::Type::getFloatTy(ctx)),
@@ -96,7 +97,7 @@ void GemmEmitter::prefetch_vectors(llvm::Value* row, int vectors, bool write, in
 void GemmEmitter::prefetch_lines(llvm::Value* from, int64_t lines) {
   for (int64_t l = 0; l < lines; ++l)
     b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr_},
-                       {b_.CreateGEP(f32_, from, i64(16 * l)), b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+                       {b_.CreateGEP(f32_, from, i64(16 * l)), b_.getInt32(0), b_.getInt32(row_fetch_locality_), b_.getInt32(1)});
 }
 
 llvm::Value* GemmEmitter::f32_ptr(llvm::Value* base, llvm::Value* index) {

@@ -89,8 +89,9 @@ class GemmEmitter {
   // Prefetches the cache lines of `vectors` vectors from `row`, for reading or writing, into
   // L1 (locality 3) or L2 (locality 2).
   void prefetch_vectors(llvm::Value* row, int vectors, bool write, int locality);
-  // Prefetches `lines` cache lines from `from` into L2 for reading; they may lie past the
-  // operand (a prefetch never faults), so the addresses are plain, not in-bounds, GEPs.
+  // Prefetches `lines` cache lines of rows read once (B's, in the dot tile and the swapped
+  // form) from `from` for reading, into row_fetch_locality_; they may lie past the operand (a
+  // prefetch never faults), so the addresses are plain, not in-bounds, GEPs.
   void prefetch_lines(llvm::Value* from, int64_t lines);
   llvm::Value* f32_ptr(llvm::Value* base, llvm::Value* index);
   llvm::Value* f32_ptr(llvm::Value* base, int64_t index);
@@ -108,6 +109,13 @@ class GemmEmitter {
   // microcoded (a masked store of a ymm took ~12 cycles on Zen 3: a 6×16 tile's C update
   // cost a third of a 64³ GEMM), so without them whole vectors are stored unmasked.
   bool cheap_masks_;
+  // Where prefetch_lines puts lines: L2 (locality 2) where zmm operations run in halves (Zen
+  // 4: the swapped 8×4096×4096 tile read 70–88 GFLOP/s so, 50–59 into L1), L1 (3) on
+  // full-width AMD AVX-512 (Zen 5: the swapped tile with K in one block, 256 floats ahead, in
+  // one process against no fetch, B in L3 (8×1024×4096) 1.11–1.19x into L1, 1.01–1.03x into
+  // L2; from memory 0.97–1.24x by the host's phase, L2 never ahead of L1; the dot tile's one
+  // row of A even either way).
+  int row_fetch_locality_;
   std::unique_ptr<llvm::Module> m_;
   llvm::IRBuilder<> b_;
   llvm::Type* f32_;

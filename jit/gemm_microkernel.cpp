@@ -193,9 +193,10 @@ void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b,
   };
 
   // A's rows ahead (the swapped form's B): a line of each per 16 floats, at the steps whose
-  // floats start one, or at every step where a loop's steps are not whole lines. Into L2: a
-  // hand-written loop of the swapped 8×4096×4096 tile (Zen 4) read 70–88 GFLOP/s so, 50–59
-  // fetching into L1, 61–78 not fetching.
+  // floats start one, or at every step where a loop's steps are not whole lines; into the
+  // level the host reads such rows fastest from (prefetch_lines): a hand-written loop of the
+  // swapped 8×4096×4096 tile (Zen 4) read 70–88 GFLOP/s fetching into L2, 50–59 into L1,
+  // 61–78 not fetching.
   auto fetches_a = [&](int u, int count) {
     if (s.prefetch_a == 0) return false;
     return count * a_k % 16 != 0 || (u * a_k + 15) / 16 * 16 < (u + 1) * a_k;

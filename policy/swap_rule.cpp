@@ -67,11 +67,22 @@ namespace livetune {
 // over blocks of 1024 once more at 16 (85.4 against 78.1). Past 12 rows the fetch ahead
 // gained nothing: each value of B feeds more FMAs and the misses hide behind them. Under 8
 // rows the dot tile stays: M = 4 36.0 against 34.7, M = 2 23.1 against 20.0.
+//   On full-width AVX-512 (Zen 5) the same up to 16 rows from K = 2048 on, 256 floats ahead
+// into L1 (GemmEmitter::row_fetch_locality_); K in one block only with the fetch (M = 24, K
+// in one block alone: 186–188 against 196). In one process against the default before, three
+// rounds each: B in L3 8×1024×4096 149–160 against 134–148, 8×2048×2048 120–150 against
+// 108–143, 12×768×3072 178–204 against 167–204; from memory (N = K = 4096) the host's
+// phase decides: M = 8 100–129 against 97–112 in some rounds, even in others (M = 2..16
+// 0.96–1.03x), 16 rows 180 against 164 once; shorter rows slower (16×3072×768 175–205
+// against 186–218).
 void choose_swapped_form(const Workload& w, const Target& t, const Space& space, int threads, GemmConfig& g) {
   const int vec = t.vector_floats();
   const bool streamed_transposed_b = transposed_b_past_l2(w, t);
   constexpr int64_t kSwapFetchRowsMostRows = 12;
   constexpr int kSwapFetchRowsAhead = 512;
+  constexpr int64_t kSwapFetchRowsMostRowsFullWidth = 16;
+  constexpr int kSwapFetchRowsAheadFullWidth = 256;
+  constexpr int64_t kSwapFetchRowsLeastKFullWidth = 2048;
   constexpr int64_t kSwapMinK = 256;
   constexpr int64_t kSwapRowsOnFullWidth = 128;
   constexpr int64_t kSwapBRowsPerARowInHalves = 4;
@@ -100,10 +111,12 @@ void choose_swapped_form(const Workload& w, const Target& t, const Space& space,
       g.pack_a = false, g.pack_b = true, g.unroll = 4, g.prefetch = 0, g.prefetch_n = 0, g.prefetch_c = 0;
       g.order = LoopOrder::nkm, g.tiles = TileOrder::nm;
       const int phases = gemm_phases(computed, g);
-      if (t.zmm_in_halves && phases > 1) {
+      const bool fetch_rows = t.zmm_in_halves ? w.m <= kSwapFetchRowsMostRows
+                                              : w.m <= kSwapFetchRowsMostRowsFullWidth && w.k >= kSwapFetchRowsLeastKFullWidth;
+      if (phases > 1 && (t.zmm_in_halves || fetch_rows)) {
         const int64_t packed_bytes = w.k * columns_computed(w.m, g.nr / phases) * int64_t(sizeof(float));
         if (packed_bytes <= t.l2_bytes / 2) g.kc = at_least(knob(space, "kc"), w.k);
-        if (w.m <= kSwapFetchRowsMostRows) g.prefetch_n = kSwapFetchRowsAhead;
+        if (fetch_rows) g.prefetch_n = t.zmm_in_halves ? kSwapFetchRowsAhead : kSwapFetchRowsAheadFullWidth;
       }
     }
   }

@@ -795,11 +795,17 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   EXPECT_EQ(form(mm(16, 20000, 64), 1), "8x32 kc=64 nc=64 split m");
   // Under 9 rows only where M's columns fill the lanes in groups of a power of two
   // (gemm_phases), else the dot tile; on 3 vectors where 2 take no phases (M = 6, 12, 24).
-  EXPECT_EQ(form(mm(8, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
-  EXPECT_EQ(form(mm(2, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
-  EXPECT_EQ(form(mm(6, 4096, 4096), 1), "8x48 kc=1024 nc=192 split m");
-  EXPECT_EQ(form(mm(12, 4096, 4096), 1), "8x48 kc=1024 nc=192 split m");
+  // Up to 16 rows from K = 2048 on, all of K in one block, B's rows fetched ahead.
+  EXPECT_EQ(form(mm(8, 4096, 4096), 1), "8x32 kc=4096 nc=64 split m");
+  EXPECT_EQ(form(mm(2, 4096, 4096), 1), "8x32 kc=4096 nc=64 split m");
+  EXPECT_EQ(form(mm(6, 4096, 4096), 1), "8x48 kc=4096 nc=192 split m");
+  EXPECT_EQ(form(mm(12, 4096, 4096), 1), "8x48 kc=4096 nc=192 split m");
   EXPECT_EQ(form(mm(24, 4096, 4096), 1), "8x48 kc=1024 nc=192 split m");
+  auto fetched = [&t](const Workload& w) { return GemmConfig::from(default_gemm_config(w, t, 1)).prefetch_n; };
+  EXPECT_EQ(fetched(mm(16, 4096, 4096)), 256);
+  EXPECT_EQ(fetched(mm(8, 1024, 2048)), 256);
+  EXPECT_EQ(fetched(mm(24, 4096, 4096)), 0);
+  EXPECT_EQ(fetched(mm(16, 3072, 768)), 0);
   EXPECT_EQ(form(mm(10, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(5, 4096, 4096), 1), "not swapped");
   EXPECT_EQ(form(mm(1, 4096, 4096), 1), "not swapped");
