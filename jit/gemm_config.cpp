@@ -1,5 +1,6 @@
 #include "jit/gemm_config.hpp"
 
+#include <bit>
 #include <stdexcept>
 
 namespace livetune {
@@ -126,10 +127,15 @@ Workload swapped_workload(const Workload& w) {
 }
 
 int gemm_phases(const Workload& w, const GemmConfig& g) {
-  if (!g.swap || g.vec != 16 || w.n < 1 || w.n >= g.nr || g.nr % w.n != 0) return 1;
-  const int phases = int(g.nr / w.n);
-  const bool power_of_two = (phases & (phases - 1)) == 0;
-  return power_of_two && phases <= g.vec && w.k % phases == 0 && g.kc % phases == 0 ? phases : 1;
+  if (!g.swap || g.vec != 16 || w.n < 1) return 1;
+  auto phases_of = [&](int64_t columns) {
+    if (columns >= g.nr || g.nr % columns != 0) return 1;
+    const int phases = int(g.nr / columns);
+    const bool power_of_two = (phases & (phases - 1)) == 0;
+    return power_of_two && phases <= g.vec && w.k % phases == 0 && g.kc % phases == 0 ? phases : 1;
+  };
+  const int exact = phases_of(w.n);
+  return exact > 1 ? exact : phases_of(int64_t(std::bit_ceil(uint64_t(w.n))));
 }
 
 int64_t swap_rows(const GemmConfig& g) { return ceil_div(g.mc, 16) * 16; }

@@ -76,8 +76,10 @@ inline Workload computed_workload(const Workload& w, const GemmConfig& g) { retu
 // mostly padding (M = 8 on 32 lanes computed 32 columns for 8), hold `phases` consecutive k of
 // each column — lane m·phases + i accumulates A(m, k + i)·B(n, k + i), one broadcast of
 // `phases` floats of B's row feeding them all — and the tile sums each group at its end. It
-// takes phases a power of two up to the vector, a tile of exactly M columns (nr = M·phases),
-// K and kc multiples of it, and AVX-512 (the tile writes its few columns through masks).
+// takes phases a power of two up to the vector, a tile of exactly M columns (nr = M·phases)
+// or, where none fits, of the power of two above M, the columns past M zeros in the packed
+// block and never written to C (M = 7 on 32 lanes: 8 columns of 4); K and kc multiples of
+// it, and AVX-512 (the tile writes its few columns through masks).
 // 1: none. Zen 5, 8×4096×4096 with B transposed, configs alternated in one run: 98–113
 // GFLOP/s against 78–90 on the dot tile the search picked before.
 int gemm_phases(const Workload& computed, const GemmConfig& g);

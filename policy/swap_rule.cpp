@@ -21,11 +21,13 @@ namespace livetune {
 // packed, 128×256×512 210 against 205, 48×256×256 even; up to 32 rows the dot tile wins there
 // (24×384×384 188 against 146).
 // Where M's columns fill the tile's lanes in groups of a power of two (gemm_phases), 3
-// vectors where 2 do not (M = 3, 6, 12, 24); under 9 rows only there, else the dot tile
-// stays (M = 5, 7; and M = 1, where it reads B as fast: 24.0 against 23.0). Zen 5, N = K =
-// 4096, in one run each against the default before (the dot tile, or 2 vectors without
-// phases) and oneDNN: M = 2 38.4 (35.9, 19.8), 4 65.1 (59.4, 41.1), 6 88.3 (69.1, 55.5), 8
-// 112.7 (89.8, 67.5), 12 149.9 (110.2, 87.5), 24 193.1 (139.6, 125.7).
+// vectors where 2 do not (M = 3, 6, 12, 24); under 9 rows only there, or over the power of
+// two above M, its last columns zeros (M = 5, 7: 8 columns of 4 lanes), else the dot tile
+// stays (M = 1, where it reads B as fast: 24.0 against 23.0). Zen 5, N = K = 4096, in one
+// run each against the default before (the dot tile, or 2 vectors without phases) and
+// oneDNN: M = 2 38.4 (35.9, 19.8), 4 65.1 (59.4, 41.1), 6 88.3 (69.1, 55.5), 8 112.7 (89.8,
+// 67.5), 12 149.9 (110.2, 87.5), 24 193.1 (139.6, 125.7); M = 5 and 7 in one process,
+// rounds of it, against the dot tile: 60.3–61.4 against 54.7–55.0, 82.1–83.6 against 64.0–64.1.
 // Past 32 rows only from K = 256 on: shorter, writing C^T out transposed costs more than the
 // swap saves (Zen 5, paired over packed B: 65³ 0.64x, 100³ 0.76x, 64³ 0.84x, 128³ 0.94x,
 // 64×256×64 0.98x, 48×512×128 0.97x, 64×256×128 1.05x, 64×20000×64 0.94x; 64×256×256 1.07x,
@@ -99,11 +101,13 @@ void choose_swapped_form(const Workload& w, const Target& t, const Space& space,
     s.mr = w.m <= 32 ? 8 : 6, s.nr = w.m <= 32 ? 2 * vec : 4 * vec;
     s.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, kLongestPackedKc));
     const Workload computed = swapped_workload(w);
-    if (w.m <= 32 && gemm_phases(computed, s) == 1) {
+    // Phases over exactly M columns, else over the power of two above M (gemm_phases).
+    const auto exact_phases = [&](const GemmConfig& x) { return gemm_phases(computed, x) > 1 && x.nr % w.m == 0; };
+    if (w.m <= 32 && !exact_phases(s)) {
       s.nr = 3 * vec;
-      if (gemm_phases(computed, s) == 1) s.nr = 2 * vec;
+      if (!exact_phases(s)) s.nr = 2 * vec;
     }
-    const bool lanes_filled = gemm_phases(computed, s) > 1 || w.m % s.nr == 0;
+    const bool lanes_filled = exact_phases(s) || w.m % s.nr == 0;
     if (t.zmm_in_halves && w.m <= 32 ? lanes_filled : w.m > 8 || gemm_phases(computed, s) > 1) {
       g = s;
       g.mc = nearest_multiple(knob(space, "mc"), 384, g.mr);

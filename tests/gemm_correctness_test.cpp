@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <exception>
 #include <ostream>
@@ -648,7 +649,10 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
   for (const Case& t : {Case{epi(padded(mm(8, 45, 96, true)), true, kGelu, 1.0f), 16, 2},
                         Case{mm(8, 70, 64, true), 32, 4}, Case{epi(mm(8, 33, 128, true), false, kRelu, 0.5f), 64, 8},
                         Case{mm(1, 37, 48, true), 16, 16}, Case{mm(2, 50, 96, true), 32, 16},
-                        Case{epi(mm(16, 129, 40, true), true, kNone), 32, 2}}) {
+                        Case{epi(mm(16, 129, 40, true), true, kNone), 32, 2},
+                        // Over the power of two above M: its last columns zeros.
+                        Case{epi(padded(mm(7, 45, 96, true)), true, kGelu, 1.0f), 32, 4}, Case{mm(5, 70, 64, true), 32, 4},
+                        Case{epi(mm(13, 50, 128, true), false, kRelu, 0.5f), 32, 2}, Case{mm(3, 37, 64, true), 32, 8}}) {
     const Workload& w = t.w;
     const Space space = gemm_space(w, Target::host());
     for (const std::string variant : {"kc=1024 unroll=2 order=nkm prefetch=0 prefetch_n=64 prefetch_c=0 tiles=nm",
@@ -659,7 +663,7 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), t.phases);
-      EXPECT_EQ(k->columns_per_tile, w.m);
+      EXPECT_EQ(k->columns_per_tile, int64_t(std::bit_ceil(uint64_t(w.m))));
       const Problem p(w, w.hash());
       for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
         const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
@@ -686,8 +690,9 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
   }
 }
 
-// Phases only where they apply: a tile of exactly M columns of powers of two lanes each, K and
-// kc multiples of them; there K blocks may be as long as the dot form's.
+// Phases only where they apply: a tile of exactly M columns of powers of two lanes each, else
+// of the power of two above M; K and kc multiples of them; there K blocks may be as long as
+// the dot form's.
 TEST(GemmCorrectness, PhasesWhereTheyApply) {
   const auto phases = [](const Workload& w, const std::string& knobs) {
     const GemmConfig g = GemmConfig::from(gemm_space(w, Target::host()).parse(
@@ -701,7 +706,9 @@ TEST(GemmCorrectness, PhasesWhereTheyApply) {
   EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=48 kc=64 swap=1"), 1);  // 6 lanes a column
   EXPECT_EQ(phases(mm(8, 64, 66, true), "nr=32 kc=64 swap=1"), 1);  // K not a multiple of 4
   EXPECT_EQ(phases(mm(1, 64, 64, true), "nr=16 kc=8 swap=1"), 1);   // kc not a multiple of 16
-  EXPECT_EQ(phases(mm(5, 64, 64, true), "nr=16 kc=64 swap=1"), 1);
+  EXPECT_EQ(phases(mm(5, 64, 64, true), "nr=16 kc=64 swap=1"), 2);   // 8 columns, 3 of them zeros
+  EXPECT_EQ(phases(mm(3, 64, 64, true), "nr=48 kc=64 swap=1"), 16);  // exactly M before the power of two
+  EXPECT_EQ(phases(mm(20, 64, 64, true), "nr=32 kc=64 swap=1"), 1);  // 32 columns: no room
   EXPECT_EQ(phases(mm(8, 64, 4096, true), "nr=32 kc=4096 swap=1"), 4);
   EXPECT_THROW(phases(mm(8, 64, 4096, true), "nr=48 kc=4096 swap=1"), std::invalid_argument);
 }

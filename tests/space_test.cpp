@@ -760,9 +760,8 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
   EXPECT_EQ(form(8, 32, 32), "packed");
   EXPECT_EQ(form(16, 40, 40), "dot 8 rows");
   EXPECT_EQ(form(7, 7, 40), "dot 7 rows");
-  // B larger than L2: the streamed rule's tiles of up to 4 rows up to 8 rows where the swapped
-  // form takes no phases, then swapped.
-  EXPECT_EQ(form(7, 4096, 4096), "dot 4 rows");
+  // B larger than L2: swapped, in phases over the power of two above M where none fit M.
+  EXPECT_EQ(form(7, 4096, 4096), "swapped");
   EXPECT_EQ(form(8, 4096, 4096), "swapped");
   EXPECT_EQ(form(13, 4096, 4096), "swapped");
 }
@@ -782,7 +781,7 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
            " nc=" + std::to_string(g.nc) + " split " + (g.split == Split::n ? "n" : "m");
   };
   auto mm = [](int64_t m, int64_t n, int64_t k) { return Workload::matmul(m, n, k, true); };
-  EXPECT_EQ(form(mm(9, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
+  EXPECT_EQ(form(mm(9, 4096, 4096), 1), "8x32 kc=4096 nc=64 split m");
   EXPECT_EQ(form(mm(32, 4096, 4096), 2), "8x32 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(33, 4096, 4096), 1), "6x64 kc=1024 nc=64 split m");
   EXPECT_EQ(form(mm(128, 768, 768), 2), "6x64 kc=768 nc=128 split m");
@@ -806,8 +805,9 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   EXPECT_EQ(fetched(mm(8, 1024, 2048)), 256);
   EXPECT_EQ(fetched(mm(24, 4096, 4096)), 0);
   EXPECT_EQ(fetched(mm(16, 3072, 768)), 0);
-  EXPECT_EQ(form(mm(10, 4096, 4096), 1), "8x32 kc=1024 nc=64 split m");
-  EXPECT_EQ(form(mm(5, 4096, 4096), 1), "not swapped");
+  EXPECT_EQ(form(mm(10, 4096, 4096), 1), "8x32 kc=4096 nc=64 split m");  // 16 columns of 2 lanes
+  EXPECT_EQ(form(mm(5, 4096, 4096), 1), "8x32 kc=4096 nc=64 split m");   // 8 columns of 4 lanes
+  EXPECT_EQ(form(mm(7, 2048, 2048), 2), "8x32 kc=2048 nc=64 split m");
   EXPECT_EQ(form(mm(1, 4096, 4096), 1), "not swapped");
   EXPECT_EQ(form(mm(8, 4096, 4098), 1), "not swapped");  // K not a multiple of 4
   EXPECT_EQ(form(mm(24, 384, 384), 1), "not swapped");   // in L2: the dot tile
@@ -843,12 +843,11 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
   EXPECT_EQ(fetch(1, 5120, 2560), "1 rows, ahead 0");  // 50 MiB
   EXPECT_EQ(fetch(1, 768, 768), "1 rows, ahead 0");
   EXPECT_EQ(fetch(1, 2048, 2048), "1 rows, ahead 0");
-  EXPECT_EQ(fetch(5, 4096, 4096), "5 rows, ahead 0");
+  EXPECT_EQ(fetch(5, 4096, 4096), "not the dot tile");  // swapped, 8 columns of 4 lanes
   EXPECT_EQ(fetch(5, 768, 768), "5 rows, ahead 0");
   EXPECT_EQ(fetch(7, 768, 768), "7 rows, ahead 0");
-  EXPECT_EQ(fetch(7, 2048, 2048), "7 rows, ahead 0");  // 16 MiB
-  EXPECT_EQ(fetch(7, 4096, 2048), "4 rows, ahead 0");
-  EXPECT_EQ(fetch(7, 4096, 4096), "4 rows, ahead 0");
+  EXPECT_EQ(fetch(7, 2048, 2048), "not the dot tile");  // 16 MiB
+  EXPECT_EQ(fetch(7, 4096, 4096), "not the dot tile");
   EXPECT_EQ(fetch(1, 256, 256), "1 rows, ahead 0");  // in L2
   // Up to 12 MiB, one tile wherever it keeps 2 columns, over the swapped form too.
   EXPECT_EQ(fetch(9, 768, 768), "9 rows, ahead 0");
@@ -860,7 +859,7 @@ TEST(DefaultRule, DotTileOverStreamedBOnFullWidthAmd) {
   EXPECT_EQ(fetch(10, 768, 768), "not the dot tile");  // one column
   EXPECT_EQ(fetch(12, 768, 768), "not the dot tile");
   // Two threads share B's columns.
-  const GemmConfig two = GemmConfig::from(default_gemm_config(Workload::matmul(5, 4096, 4096, true), t, 2));
+  const GemmConfig two = GemmConfig::from(default_gemm_config(Workload::matmul(5, 768, 768, true), t, 2));
   EXPECT_EQ(two.split, Split::n);
   Target zen4 = t, intel = t;
   zen4.zmm_in_halves = true, intel.intel = true;
