@@ -76,7 +76,9 @@ namespace livetune {
 // 108–143, 12×768×3072 178–204 against 167–204; from memory (N = K = 4096) the host's
 // phase decides: M = 8 100–129 against 97–112 in some rounds, even in others (M = 2..16
 // 0.96–1.03x), 16 rows 180 against 164 once; shorter rows slower (16×3072×768 175–205
-// against 186–218).
+// against 186–218). M = 9..15 take 16 columns of 2 lanes so (gemm_phases): even with the 32
+// columns without phases before (9 88–89 against 89–92, 13 129–130 against 131–134, 15 148
+// against 146).
 void choose_swapped_form(const Workload& w, const Target& t, const Space& space, int threads, GemmConfig& g) {
   const int vec = t.vector_floats();
   const bool streamed_transposed_b = transposed_b_past_l2(w, t);
