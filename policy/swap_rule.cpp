@@ -73,7 +73,8 @@ namespace livetune {
 // into L1 (GemmEmitter::row_fetch_locality_); K in one block only with the fetch (M = 24, K
 // in one block alone: 186–188 against 196). In one process against the default before, three
 // rounds each: B in L3 8×1024×4096 149–160 against 134–148, 8×2048×2048 120–150 against
-// 108–143, 12×768×3072 178–204 against 167–204; from memory (N = K = 4096) the host's
+// 108–143, 12×768×3072 178–204 against 167–204 (2×1024×4096 1.10–1.15x, 4×1024×4096
+// 1.04–1.11x, 12×2048×2048 1.09–1.13x, 16×1024×4096 1.00–1.05x); from memory (N = K = 4096) the host's
 // phase decides: M = 8 100–129 against 97–112 in some rounds, even in others (M = 2..16
 // 0.96–1.03x), 16 rows 180 against 164 once; shorter rows slower (16×3072×768 175–205
 // against 186–218). M = 9..15 take 16 columns of 2 lanes so (gemm_phases): even with the 32
