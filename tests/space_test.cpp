@@ -693,8 +693,21 @@ TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
   EXPECT_NE(GemmConfig::from(default_gemm_config(Workload::matmul(2, 100, 40000), t, 1)).kc, 8);
   EXPECT_NE(GemmConfig::from(default_gemm_config(Workload::matmul(3, 300, 30000), t, 1)).kc, 8);  // an edge tile
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 600, 30000), t, 1)).kc, 8);
+  // Full-width (Zen 5): blocks of 16 or 32 rows of B over 32 MiB and more, rows of 2048 floats
+  // or more, fetched along.
   t.zmm_in_halves = false;
-  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 4096, 4096), t, 1)).kc, 256);
+  auto full_width = [&t](int64_t m, int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
+    return "mr=" + std::to_string(g.mr) + " nr=" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
+           " nc=" + std::to_string(g.nc) + " prefetch_n=" + std::to_string(g.prefetch_n) +
+           " prefetch_c=" + std::to_string(g.prefetch_c);
+  };
+  EXPECT_EQ(full_width(2, 4096, 4096), "mr=2 nr=64 kc=16 nc=4096 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(full_width(3, 2048, 4096), "mr=3 nr=64 kc=32 nc=2048 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=32 nc=4096 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(4, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 1024, 16384), t, 1)).kc, 256);  // short rows
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(5, 4096, 4096), t, 1)).kc, 256);
 }
 
 // B transposed, up to 32 rows of A against a B larger than L2 and 16 against one in it: the
