@@ -666,8 +666,9 @@ TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
 // Where zmm operations run in halves (Zen 4), 2 rows of A over a B of half of L3 or more, and
 // 3 or 4 over one past L3, stream B as one row does: blocks of 8 rows, tiles 4 vectors
 // wide across all of N, the next block fetched 8 rows ahead. Fewer bytes, rows under 1 KiB (or
-// under 2 KiB with an edge tile), more rows of A or full-width AVX-512 keep another walk.
-TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
+// under 2 KiB with an edge tile) or more rows of A keep another walk. On full-width AVX-512
+// (Zen 5) blocks of 16 or 32 rows over a B of 32 MiB or more with rows of 2048 floats or more.
+TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsOnAmd) {
   Target t = zen4_core();
   t.l3_bytes = int64_t(32) << 20;
   auto walk = [&t](int64_t m, int64_t n, int64_t k) {
@@ -693,8 +694,6 @@ TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsWhereZmmRunInHalves) {
   EXPECT_NE(GemmConfig::from(default_gemm_config(Workload::matmul(2, 100, 40000), t, 1)).kc, 8);
   EXPECT_NE(GemmConfig::from(default_gemm_config(Workload::matmul(3, 300, 30000), t, 1)).kc, 8);  // an edge tile
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 600, 30000), t, 1)).kc, 8);
-  // Full-width (Zen 5): blocks of 16 or 32 rows of B over 32 MiB and more, rows of 2048 floats
-  // or more, fetched along.
   t.zmm_in_halves = false;
   auto full_width = [&t](int64_t m, int64_t n, int64_t k) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
