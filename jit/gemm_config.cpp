@@ -35,7 +35,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
   add("prefetch_c", {0, 1, 2});
   add("order", {0, 1, 2, 3, 4, 5}, {"nkm", "nmk", "knm", "kmn", "mkn", "mnk"});
   add("split", {0, 1}, {"m", "n"});
-  add("tiles", {0, 1}, {"nm", "mn"});
+  add("tiles", {0, 1, 2}, {"nm", "mn", "interleaved"});
   add("swap", {0, 1});
   return knobs;
 }
@@ -100,7 +100,7 @@ bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
   if (g.prefetch_n > 0 && ((g.pack_b && !g.swap) || g.prefetch > 0)) return false;
   // Ahead along C's rows is for tiles that walk along them.
   if (g.prefetch_c == 2 && g.tiles != TileOrder::mn) return false;
-  return true;
+  return g.tiles != TileOrder::interleaved || g.swap;
 }
 
 }  // namespace
@@ -113,8 +113,9 @@ Space gemm_space(const Workload& w, const Target& t) {
     if (!g.swap) return valid_for(w, g, widest, regs);
     // Swapped, B is read in place as the product's A and A packed as its B (packing B, the
     // A there, would undo the point), one thread's share of C^T's rows at a time.
-    return swap_possible(w) && g.pack_b && !g.pack_a && g.split == Split::m &&
-           valid_for(swapped_workload(w), g, widest, regs);
+    const Workload computed = swapped_workload(w);
+    return swap_possible(w) && g.pack_b && !g.pack_a && g.split == Split::m && valid_for(computed, g, widest, regs) &&
+           (g.tiles != TileOrder::interleaved || interleaves(computed, g));
   });
 }
 
@@ -163,9 +164,14 @@ int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c) {
   return w.trans_b ? 0 : (dot_edge_columns(w, c) * w.k + 15) / 16 * 16;
 }
 
+bool interleaves(const Workload& computed, const GemmConfig& g) {
+  const int64_t group = int64_t(g.mr) * kInterleavedRows;
+  return computed.m % group == 0 && g.mc % group == 0 && g.kc >= computed.k && computed.n <= tile_columns(computed, g);
+}
+
 int64_t gemm_tiles(const Workload& caller, const GemmConfig& c) {
   const Workload w = computed_workload(caller, c);
-  return c.split == Split::m ? ceil_div(w.m, c.mr) : ceil_div(w.n, c.nr);
+  return c.split == Split::m ? ceil_div(w.m, tile_rows_step(c)) : ceil_div(w.n, c.nr);
 }
 
 int64_t gemm_packed_a_floats(const Workload& w, const GemmConfig& c) {

@@ -16,8 +16,11 @@ enum class LoopOrder : int { nkm, nmk, knm, kmn, mkn, mnk };
 enum class Split : int { m, n };
 // The register tiles of one block: column panel by column panel (nm: a B panel is reused by
 // the tiles below each other) or row panel by row panel (mn: an A panel stays in L1 while
-// the B panels stream from L2).
-enum class TileOrder : int { nm, mn };
+// the B panels stream from L2). interleaved, swapped only: a tile's rows kInterleavedRows
+// apart and the next tile one row on, so that each row the tiles stream from memory runs on
+// into the next tile's instead of ending where another tile's row begins.
+enum class TileOrder : int { nm, mn, interleaved };
+inline constexpr int kInterleavedRows = 8;
 
 struct GemmConfig {
   int mr = 6;        // register tile rows
@@ -171,6 +174,15 @@ int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c);
 // Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns), of
 // the computed workload (swapped: N in tiles of mr).
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c);
+// Rows of the computed product per threading tile: a tile's, or with interleaved tiles a
+// group's (mr × kInterleavedRows), which only whole run.
+// Interleaved tiles (swapped) fit the computed product: its rows and every block of them whole
+// groups of mr × kInterleavedRows, one tile all of K and all of C^T's columns, so that the
+// driver runs each group's tiles by themselves, one call each.
+bool interleaves(const Workload& computed, const GemmConfig& g);
+inline int64_t tile_rows_step(const GemmConfig& g) {
+  return g.tiles == TileOrder::interleaved ? int64_t(g.mr) * kInterleavedRows : g.mr;
+}
 
 // Floats of all of B packed (k blocks of kc rows, each in panels of nr columns over N rounded
 // up to whole panels): B packed once for every call, or the swapped form's A.

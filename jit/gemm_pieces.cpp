@@ -86,6 +86,8 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   t.lda = c.pack_a ? 0 : w.lda;
   t.ldb = c.pack_b ? 0 : w.ldb;
   t.ldc = w.ldc;
+  // Interleaved, a tile's rows lie kInterleavedRows rows apart in A and C.
+  if (c.tiles == TileOrder::interleaved) t.lda *= kInterleavedRows, t.ldc *= kInterleavedRows;
   t.beta = w.beta == 0.0f ? 0.0f : w.beta;  // one key for -0 and +0
   return t;
 }

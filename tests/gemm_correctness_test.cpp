@@ -690,6 +690,49 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
   }
 }
 
+// Interleaved tiles (swapped): a tile's rows 8 apart, the next tile one row on, a group of 8
+// tiles per threading tile; with and without phases, epilogues, beta and padded rows, in
+// 1..3 ranges of groups. Only where the groups and one tile over K and C^T's columns fit.
+TEST(GemmCorrectness, SwappedFormInterleaved) {
+  if (!Target::host().avx512) GTEST_SKIP() << "the swapped form is for AVX-512";
+  struct Case {
+    Workload w;
+    int mr, nr, mc;
+  };
+  for (const Case& t : {Case{epi(padded(mm(8, 192, 96, true)), true, kGelu, 1.0f), 8, 32, 192},
+                        Case{mm(5, 128, 64, true), 4, 32, 96}, Case{epi(mm(3, 256, 96, true), false, kRelu, 0.5f), 4, 48, 96},
+                        Case{epi(mm(16, 64, 40, true), true, kNone), 8, 32, 64}, Case{mm(12, 96, 64, true), 4, 16, 96}}) {
+    const Workload& w = t.w;
+    const Config c = gemm_space(w, Target::host())
+                         .parse("mr=" + std::to_string(t.mr) + " nr=" + std::to_string(t.nr) + " vec=16 kc=128 mc=" +
+                                std::to_string(t.mc) + " nc=" + std::to_string(4 * t.nr) + " unroll=4 order=nkm pack_a=0 pack_b=1 prefetch=0 " +
+                                "prefetch_n=64 prefetch_c=0 tiles=interleaved split=m swap=1");
+    SCOPED_TRACE(describe(w, &c));
+    const KernelPtr k = compile_gemm(w, c);
+    EXPECT_EQ(k->tiles, w.n / (t.mr * kInterleavedRows));
+    const Problem p(w, w.hash());
+    for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
+      const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+      EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+    }
+  }
+  const auto valid = [](const Workload& w, int kc, int mc, TileOrder tiles, bool swap) {
+    GemmConfig g;
+    g.mr = 8, g.nr = 32, g.vec = 16, g.kc = kc, g.mc = mc, g.nc = 64, g.pack_a = false, g.pack_b = true;
+    g.unroll = 4, g.prefetch = g.prefetch_n = g.prefetch_c = 0, g.order = LoopOrder::nkm, g.split = Split::m;
+    g.tiles = tiles, g.swap = swap;
+    return gemm_space(w, Target::host()).valid(g.to_config(Target::host()));
+  };
+  const TileOrder interleaved = TileOrder::interleaved;
+  EXPECT_TRUE(valid(mm(8, 128, 64, true), 64, 64, interleaved, true));
+  EXPECT_FALSE(valid(mm(8, 96, 64, true), 64, 64, interleaved, true));    // 96 rows of B: not whole groups of 64
+  EXPECT_FALSE(valid(mm(8, 128, 64, true), 64, 96, interleaved, true));   // blocks of 96
+  EXPECT_FALSE(valid(mm(8, 128, 128, true), 64, 64, interleaved, true));  // two K blocks
+  EXPECT_FALSE(valid(mm(40, 128, 64, true), 64, 64, interleaved, true));  // 40 columns over a tile of 32
+  EXPECT_TRUE(valid(mm(128, 64, 64), 64, 64, TileOrder::nm, false));
+  EXPECT_FALSE(valid(mm(128, 64, 64), 64, 64, interleaved, false));
+}
+
 // Phases only where they apply: a tile of exactly M columns of powers of two lanes each, else
 // of the power of two above M; K and kc multiples of them; there K blocks may be as long as
 // the dot form's.

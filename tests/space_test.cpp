@@ -276,7 +276,7 @@ TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<uint64_t> pick(0, space.cardinality() - 1);
   int valid = 0, dot = 0;
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 30000; ++i) {
     const Config c = space.at(pick(rng));
     if (!space.valid(c)) continue;
     ++valid;
@@ -781,8 +781,8 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
 // The swapped form (C^T = B·A^T) on full-width AVX-512 (Zen 5): B transposed larger than L2
 // with 9..128 rows of A (2..8 with phases), or in L2 with 33..128; tiles of 8 × 2 vectors (3
 // where those take phases and 2 do not) up to 32 rows, else 6 × 4, all of M in one N block, K
-// in blocks of up to 1024, split along B's rows (the computed product's M) on two threads.
-// A bucket of M too. Not on Intel, not for B of few rows or more than 128 rows of A; Zen 4
+// in blocks of up to 1024, split along B's rows (the computed product's M) on two threads,
+// tiles interleaved where they fit. A bucket of M too. Not on Intel, not for B of few rows or more than 128 rows of A; Zen 4
 // has its own rule (SwapsWhereZmmRunInHalves).
 TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   Target t = zen5_core();
@@ -829,10 +829,21 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   Workload bucket = mm(64, 4096, 4096);
   bucket.min_m = 33;
   EXPECT_EQ(form(bucket, 1), "6x64 kc=1024 nc=64 split m");
+  // Tiles interleaved wherever B's rows come in whole groups of 8 tiles and K in one block.
+  auto interleaved = [&t](const Workload& w, int threads) {
+    return GemmConfig::from(default_gemm_config(w, t, threads)).tiles == TileOrder::interleaved;
+  };
+  EXPECT_TRUE(interleaved(mm(8, 4096, 4096), 1));
+  EXPECT_TRUE(interleaved(mm(7, 2048, 2048), 2));
+  EXPECT_TRUE(interleaved(mm(16, 3072, 768), 1));
+  EXPECT_FALSE(interleaved(mm(24, 4096, 4096), 1));   // K in blocks of 1024
+  EXPECT_FALSE(interleaved(mm(16, 20000, 64), 1));    // 20000 rows of B: not whole groups of 64
   Target zen4 = t, intel = t;
   zen4.zmm_in_halves = true, intel.intel = true;
   EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(32, 4096, 4096), intel, 1)).swap);
   EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(10, 4096, 4096), zen4, 1)).swap);
+  const GemmConfig on_zen4 = GemmConfig::from(default_gemm_config(mm(8, 4096, 4096), zen4, 1));
+  EXPECT_TRUE(on_zen4.swap && on_zen4.tiles == TileOrder::nm);
 }
 
 // B transposed past L2 under the dot tile on full-width AVX-512 AMD (Zen 5): all of M's rows
