@@ -130,12 +130,21 @@ void stream_rows_on_amd(const Workload& w, const Target& t, const Space& space, 
   // 59.0–59.2 against 54.7–55.5, 4×2048×4096 53.4 against 45.5. Even or less elsewhere:
   // 4×1024×4096 (16 MiB) 60.7 against 60.9, 4×11008×4096 59.4 against 59.1 (2×1024×4096
   // 1.17x, not taken).
+  //   So do 5..8 rows, 4 vectors wide where the tile holds them (M = 5, 6), else 3 (N in
+  // blocks of 3072). Zen 5, in one process against the tiles walking 256 rows down (rounds of
+  // it): 8×4096×4096 1.04–1.14x (102.7–112.7 against 94.8–103.6 GFLOP/s over 7 rounds),
+  // 8×11008×4096 97.5 against 61.6 (no fetch along those rows before), 8×4096×11008 110.0
+  // against 103.8, 8×2048×4096 121.1 against 118.2, 6×4096×4096 81.1 against 70.4,
+  // 6×2048×4096 91.8 against 83.5, 5×4096×4096 69.8 against 63.8, 5×11008×4096 56.7 against
+  // 38.7; 7×4096×4096 0.98–1.05x; two threads 8×4096×4096 0.85–1.11x, 6×4096×4096 1.02x.
+  // Where B fits L3 the walk down wins (8×1024×4096, 16 MiB: 139.6 against 155.0).
   constexpr int64_t kStreamRowsFromBytesFullWidth = int64_t(32) << 20;
   constexpr int64_t kStreamRowsLeastNFullWidth = 2048;
-  if (!t.zmm_in_halves && w.m >= 2 && w.m <= 4 && !narrow && w.n >= kStreamRowsLeastNFullWidth &&
-      w.k * stride >= kStreamRowsFromBytesFullWidth) {
-    g.kc = w.m == 2 ? 16 : 32, g.nr = 4 * vec, g.nc = at_least(knob(space, "nc"), w.n, g.nr);
-    g.prefetch_n = 128;
+  constexpr int64_t kStreamRowsMostRowsFullWidth = 8;
+  if (!t.zmm_in_halves && w.m >= 2 && w.m <= kStreamRowsMostRowsFullWidth && !narrow &&
+      w.n >= kStreamRowsLeastNFullWidth && w.k * stride >= kStreamRowsFromBytesFullWidth) {
+    g.kc = w.m == 2 ? 16 : 32, g.nr = (tile_fits_registers(g.mr, 4, t.vector_registers()) ? 4 : 3) * vec;
+    g.nc = at_least(knob(space, "nc"), w.n, g.nr), g.prefetch_n = 128;
   }
 }
 

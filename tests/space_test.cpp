@@ -555,7 +555,7 @@ TEST(DefaultRule, FewRowsStreamBInWideTilesOnAvx2) {
 
 // A few rows streaming B from memory on Intel AVX-512 (up to 48; more pack B): blocks of 32
 // rows of B, tiles two vectors wide holding all rows up to 12, else the fewest tiles of even
-// heights; Zen 5 keeps long K blocks.
+// heights; Zen 5 streams B along its rows 3 vectors wide, in blocks of 32 rows too.
 TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
   Target t;
   t.avx2 = t.avx512 = t.intel = true;
@@ -573,7 +573,7 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
                              {48, 2, "12x32 kc=32 split n"},
                              {64, 1, "6x64 kc=1024"}});
   t.intel = false;
-  expect_streaming_tiles(t, {{8, 1, "8x48 kc=256"}});
+  expect_streaming_tiles(t, {{8, 1, "8x48 kc=32"}, {9, 1, "5x64 kc=256"}});
 }
 
 // A few rows streaming B on full-width AVX-512 AMD (Zen 5): K blocks of 1024 unless B's rows
@@ -588,8 +588,8 @@ TEST(DefaultRule, FewRowsStreamBInTwoTilesOnFullWidthAmd) {
     return std::to_string(g.mr) + "x" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
            " prefetch_n=" + std::to_string(g.prefetch_n);
   };
-  EXPECT_EQ(tiles(8, 4096, 4096), "8x48 kc=256 prefetch_n=64");
-  EXPECT_EQ(tiles(8, 3072, 3072), "8x48 kc=256 prefetch_n=64");  // 12 KiB: 3 × 4 KiB
+  EXPECT_EQ(tiles(8, 2048, 2048), "8x48 kc=256 prefetch_n=64");
+  EXPECT_EQ(tiles(8, 3072, 1024), "8x48 kc=256 prefetch_n=64");  // 12 KiB: 3 × 4 KiB
   EXPECT_EQ(tiles(8, 1000, 1000), "8x48 kc=1024 prefetch_n=0");
   EXPECT_EQ(tiles(6, 2000, 700), "6x48 kc=768 prefetch_n=0");    // K in one block
   EXPECT_EQ(tiles(5, 768, 3072), "5x48 kc=256 prefetch_n=0");    // 3 KiB: 3 × 1 KiB
@@ -667,8 +667,9 @@ TEST(DefaultRule, TwoOrThreeRowsWalkLongBlocksOfShortRowsWhereZmmRunInHalves) {
 // 3 or 4 over one past L3, stream B as one row does: blocks of 8 rows, tiles 4 vectors
 // wide across all of N, the next block fetched 8 rows ahead. Fewer bytes, rows under 1 KiB (or
 // under 2 KiB with an edge tile) or more rows of A keep another walk. On full-width AVX-512
-// (Zen 5) blocks of 16 or 32 rows over a B of 32 MiB or more with rows of 2048 floats or more.
-TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsOnAmd) {
+// (Zen 5) 2..8 rows, blocks of 16 or 32 rows over a B of 32 MiB or more with rows of 2048
+// floats or more, 4 vectors wide where the tile holds them, else 3.
+TEST(DefaultRule, FewRowsStreamLargeBAlongItsRowsOnAmd) {
   Target t = zen4_core();
   t.l3_bytes = int64_t(32) << 20;
   auto walk = [&t](int64_t m, int64_t n, int64_t k) {
@@ -706,7 +707,12 @@ TEST(DefaultRule, TwoToFourRowsStreamLargeBAlongItsRowsOnAmd) {
   EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=32 nc=4096 prefetch_n=128 prefetch_c=0");
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(4, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 1024, 16384), t, 1)).kc, 256);  // short rows
-  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(5, 4096, 4096), t, 1)).kc, 256);
+  EXPECT_EQ(full_width(5, 4096, 4096), "mr=5 nr=64 kc=32 nc=4096 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(full_width(6, 11008, 4096), "mr=6 nr=64 kc=32 nc=4096 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(full_width(7, 4096, 4096), "mr=7 nr=48 kc=32 nc=3072 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(full_width(8, 4096, 11008), "mr=8 nr=48 kc=32 nc=3072 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(8, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
+  EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(9, 4096, 4096), t, 1)).kc, 256);
 }
 
 // B transposed, up to 32 rows of A against a B larger than L2 and 16 against one in it: the
