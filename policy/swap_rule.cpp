@@ -81,14 +81,18 @@ namespace livetune {
 // columns without phases before (9 88–89 against 89–92, 13 129–130 against 131–134, 15 148
 // against 146).
 //   On full-width AVX-512, interleaved tiles wherever the rows of B come in whole groups of
-// 8 tiles (TileOrder::interleaved): each row of B a tile streams runs on into the next tile's.
-// Zen 5, in one process against tiles of adjacent rows: N = K = 4096, M = 2 38.7 against 35.9,
+// 8 tiles (TileOrder::interleaved) and are 512 floats long or more: each row of B a tile
+// streams runs on into the next tile's. Zen 5, in one process against tiles of adjacent rows:
+// N = K = 4096, M = 2 38.7 against 35.9,
 // 3 60.2 against 57.5, 4 72.6 against 67.4, 5 68.6 against 64.2, 7 99.0 against 89.0, 8
 // 113–125 against 108–116, 12 166 against 159, 16 191 against 172; 8×11008×4096 94.7 against
 // 90.0, 8×4096×2048 153 against 134, 5×2048×2048 98.5 against 87.6, 8×2048×2048 166.5 against
 // 153.5 and 8×1024×4096 154.5 against 148 (B in L3), 16×3072×768 208 against 195,
 // 16×512×1024 188 against 183 (in L2); two threads 8×4096×4096 302 against 278, 16×4096×4096
-// 362 against 339, 4×4096×4096 157 against 148.
+// 362 against 339, 4×4096×4096 157 against 148, 2×4096×1024 128 against 113, 13×2048×3072
+// 266 against 243. Shorter rows even or slower: 16×2048×256 193 against 190, 12×3072×384
+// (two threads) 337 against 335, 64×768×384 208 against 209, 33×384×256 (two threads)
+// 0.98–0.99x, 17×4096×127 0.96–0.97x.
 void choose_swapped_form(const Workload& w, const Target& t, const Space& space, int threads, GemmConfig& g) {
   const int vec = t.vector_floats();
   const bool streamed_transposed_b = transposed_b_past_l2(w, t);
@@ -97,6 +101,7 @@ void choose_swapped_form(const Workload& w, const Target& t, const Space& space,
   constexpr int64_t kSwapFetchRowsMostRowsFullWidth = 16;
   constexpr int kSwapFetchRowsAheadFullWidth = 256;
   constexpr int64_t kSwapFetchRowsLeastKFullWidth = 2048;
+  constexpr int64_t kInterleaveLeastK = 512;
   constexpr int64_t kSwapMinK = 256;
   constexpr int64_t kSwapRowsOnFullWidth = 128;
   constexpr int64_t kSwapBRowsPerARowInHalves = 4;
@@ -134,7 +139,7 @@ void choose_swapped_form(const Workload& w, const Target& t, const Space& space,
         if (packed_bytes <= t.l2_bytes / 2) g.kc = at_least(knob(space, "kc"), w.k);
         if (fetch_rows) g.prefetch_n = t.zmm_in_halves ? kSwapFetchRowsAhead : kSwapFetchRowsAheadFullWidth;
       }
-      if (!t.zmm_in_halves && interleaves(computed, g)) g.tiles = TileOrder::interleaved;
+      if (!t.zmm_in_halves && w.k >= kInterleaveLeastK && interleaves(computed, g)) g.tiles = TileOrder::interleaved;
     }
   }
 }

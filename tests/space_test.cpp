@@ -835,7 +835,8 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   Workload bucket = mm(64, 4096, 4096);
   bucket.min_m = 33;
   EXPECT_EQ(form(bucket, 1), "6x64 kc=1024 nc=64 split m");
-  // Tiles interleaved wherever B's rows come in whole groups of 8 tiles and K in one block.
+  // Tiles interleaved wherever B's rows come in whole groups of 8 tiles, 512 floats long or
+  // more, and K in one block.
   auto interleaved = [&t](const Workload& w, int threads) {
     return GemmConfig::from(default_gemm_config(w, t, threads)).tiles == TileOrder::interleaved;
   };
@@ -843,7 +844,8 @@ TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   EXPECT_TRUE(interleaved(mm(7, 2048, 2048), 2));
   EXPECT_TRUE(interleaved(mm(16, 3072, 768), 1));
   EXPECT_FALSE(interleaved(mm(24, 4096, 4096), 1));   // K in blocks of 1024
-  EXPECT_FALSE(interleaved(mm(16, 20000, 64), 1));    // 20000 rows of B: not whole groups of 64
+  EXPECT_FALSE(interleaved(mm(16, 20000, 512), 1));   // 20000 rows of B: not whole groups of 64
+  EXPECT_FALSE(interleaved(mm(16, 2048, 256), 1));     // short rows
   Target zen4 = t, intel = t;
   zen4.zmm_in_halves = true, intel.intel = true;
   EXPECT_FALSE(GemmConfig::from(default_gemm_config(mm(32, 4096, 4096), intel, 1)).swap);
