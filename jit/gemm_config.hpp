@@ -174,12 +174,12 @@ int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c);
 // Threading tiles: the dimension `split` cut into register tiles (mr rows or nr columns), of
 // the computed workload (swapped: N in tiles of mr).
 int64_t gemm_tiles(const Workload& w, const GemmConfig& c);
-// Rows of the computed product per threading tile: a tile's, or with interleaved tiles a
-// group's (mr × kInterleavedRows), which only whole run.
 // Interleaved tiles (swapped) fit the computed product: its rows and every block of them whole
 // groups of mr × kInterleavedRows, one tile all of K and all of C^T's columns, so that the
 // driver runs each group's tiles by themselves, one call each.
 bool interleaves(const Workload& computed, const GemmConfig& g);
+// Rows of the computed product per threading tile: a tile's, or with interleaved tiles a
+// group's (mr × kInterleavedRows), which only run whole.
 inline int64_t tile_rows_step(const GemmConfig& g) {
   return g.tiles == TileOrder::interleaved ? int64_t(g.mr) * kInterleavedRows : g.mr;
 }

@@ -83,14 +83,13 @@ namespace livetune {
 //   On full-width AVX-512, interleaved tiles wherever the rows of B come in whole groups of
 // 8 tiles (TileOrder::interleaved) and are 512 floats long or more: each row of B a tile
 // streams runs on into the next tile's. Zen 5, in one process against tiles of adjacent rows:
-// N = K = 4096, M = 2 38.7 against 35.9,
-// 3 60.2 against 57.5, 4 72.6 against 67.4, 5 68.6 against 64.2, 7 99.0 against 89.0, 8
-// 113–125 against 108–116, 12 166 against 159, 16 191 against 172; 8×11008×4096 94.7 against
-// 90.0, 8×4096×2048 153 against 134, 5×2048×2048 98.5 against 87.6, 8×2048×2048 166.5 against
-// 153.5 and 8×1024×4096 154.5 against 148 (B in L3), 16×3072×768 208 against 195,
-// 16×512×1024 188 against 183 (in L2); two threads 8×4096×4096 302 against 278, 16×4096×4096
-// 362 against 339, 4×4096×4096 157 against 148, 2×4096×1024 128 against 113, 13×2048×3072
-// 266 against 243. Shorter rows even or slower: 16×2048×256 193 against 190, 12×3072×384
+// N = K = 4096, M = 2 38.7 against 35.9, 3 60.2 against 57.5, 4 72.6 against 67.4, 5 68.6
+// against 64.2, 7 99.0 against 89.0, 8 113–125 against 108–116, 12 166 against 159, 16 191
+// against 172; 8×11008×4096 94.7 against 90.0, 8×4096×2048 153 against 134, 5×2048×2048 98.5
+// against 87.6, 8×2048×3072 153 against 140, 8×2048×2048 166.5 against 153.5 and 8×1024×4096
+// 154.5 against 148 (B in L3), 16×3072×768 208 against 195, 16×512×1024 188 against 183 (in
+// L2); two threads 8×4096×4096 302 against 278, 16×4096×4096 362 against 339, 4×4096×4096
+// 157 against 148, 2×4096×1024 128 against 113, 13×2048×3072 266 against 243. Shorter rows even or slower: 16×2048×256 193 against 190, 12×3072×384
 // (two threads) 337 against 335, 64×768×384 208 against 209, 33×384×256 (two threads)
 // 0.98–0.99x, 17×4096×127 0.96–0.97x.
 void choose_swapped_form(const Workload& w, const Target& t, const Space& space, int threads, GemmConfig& g) {
