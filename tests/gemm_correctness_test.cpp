@@ -705,8 +705,9 @@ TEST(GemmCorrectness, SwappedFormInterleaved) {
     const Workload& w = t.w;
     const Config c = gemm_space(w, Target::host())
                          .parse("mr=" + std::to_string(t.mr) + " nr=" + std::to_string(t.nr) + " vec=16 kc=128 mc=" +
-                                std::to_string(t.mc) + " nc=" + std::to_string(4 * t.nr) + " unroll=4 order=nkm pack_a=0 pack_b=1 prefetch=0 " +
-                                "prefetch_n=64 prefetch_c=0 tiles=interleaved split=m swap=1");
+                                std::to_string(t.mc) + " nc=" + std::to_string(4 * t.nr) +
+                                " unroll=4 order=nkm pack_a=0 pack_b=1 prefetch=0 prefetch_n=64 prefetch_c=0 "
+                                "tiles=interleaved split=m swap=1");
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
     EXPECT_EQ(k->tiles, w.n / (t.mr * kInterleavedRows));

@@ -788,8 +788,8 @@ TEST(DefaultRule, TransposedBInL2TakesTheRowsTheModelCostsLeast) {
 // with 9..128 rows of A (2..8 with phases), or in L2 with 33..128; tiles of 8 × 2 vectors (3
 // where those take phases and 2 do not) up to 32 rows, else 6 × 4, all of M in one N block, K
 // in blocks of up to 1024, split along B's rows (the computed product's M) on two threads,
-// tiles interleaved where they fit. A bucket of M too. Not on Intel, not for B of few rows or more than 128 rows of A; Zen 4
-// has its own rule (SwapsWhereZmmRunInHalves).
+// tiles interleaved where they fit. A bucket of M too. Not on Intel, not for B of few rows or
+// more than 128 rows of A; Zen 4 has its own rule (SwapsWhereZmmRunInHalves).
 TEST(DefaultRule, FewRowsOnLargeTransposedBSwapOnFullWidthAvx512) {
   Target t = zen5_core();
   auto form = [&t](const Workload& w, int threads) {
