@@ -717,6 +717,23 @@ TEST(GemmCorrectness, SwappedFormInterleaved) {
       EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
     }
   }
+  // A bucket of M: a call's rows bound the columns of C^T the tiles compute.
+  Workload bucket = mm(8, 128, 64, true);
+  bucket.min_m = 5;
+  const Config bucketed = gemm_space(bucket, Target::host())
+                              .parse("mr=8 nr=32 vec=16 kc=64 mc=64 nc=64 unroll=4 order=nkm pack_a=0 pack_b=1 "
+                                     "prefetch=0 prefetch_n=0 prefetch_c=0 tiles=interleaved split=m swap=1");
+  const KernelPtr k = compile_gemm(bucket, bucketed);
+  const Problem p(bucket, 12);
+  for (int64_t m = bucket.min_m; m <= bucket.m; ++m) {
+    std::vector<float> got = p.c0;
+    run_gemm_serial(*k, p.a.data(), p.b.data(), p.bias_ptr(), got.data(), m);
+    Workload called = bucket;
+    called.m = m, called.min_m = 0;
+    const std::vector<float> head(got.begin(), got.begin() + m * bucket.ldc),
+        want(p.want.begin(), p.want.begin() + m * bucket.ldc);
+    EXPECT_EQ(compare_c(called, head, want, matmul_tolerance(bucket, 1.0)), "") << "called with M = " << m;
+  }
   const auto valid = [](const Workload& w, int kc, int mc, TileOrder tiles, bool swap) {
     GemmConfig g;
     g.mr = 8, g.nr = 32, g.vec = 16, g.kc = kc, g.mc = mc, g.nc = 64, g.pack_a = false, g.pack_b = true;
