@@ -223,6 +223,28 @@ std::vector<float> run_in_ranges(const Kernel& k, const Problem& p, int64_t piec
   return got;
 }
 
+// `k` on `p` whole and in 2 and 3 ranges of its tiles (as many as it has), against the reference.
+void expect_in_tile_ranges(const Workload& w, const Kernel& k, const Problem& p) {
+  for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k.tiles); ++pieces) {
+    const std::string diff = compare_c(w, run_in_ranges(k, p, pieces), p.want, matmul_tolerance(w, 1.0));
+    EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
+  }
+}
+
+// `k` of a bucket of M called with each M from the least to the largest, against the reference.
+void expect_each_bucket_call(const Workload& bucket, const Kernel& k, uint64_t seed) {
+  const Problem p(bucket, seed);
+  for (int64_t m = bucket.min_m; m <= bucket.m; ++m) {
+    std::vector<float> got = p.c0;
+    run_gemm_serial(k, p.a.data(), p.b.data(), p.bias_ptr(), got.data(), m);
+    Workload called = bucket;
+    called.m = m, called.min_m = 0;
+    const std::vector<float> head(got.begin(), got.begin() + m * bucket.ldc),
+        want(p.want.begin(), p.want.begin() + m * bucket.ldc);
+    EXPECT_EQ(compare_c(called, head, want, matmul_tolerance(bucket, 1.0)), "") << "called with M = " << m;
+  }
+}
+
 // A config of `w` with tiles of 4 rows as wide as the host's registers allow, and `rest`.
 Config four_row_config(const Workload& w, const std::string& rest) {
   const int v = Target::host().vector_floats();
@@ -564,11 +586,7 @@ TEST(GemmCorrectness, TransposedBInPlace) {
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
-      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-        const std::vector<float> got = run_in_ranges(*k, p, pieces);
-        const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
-        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
-      }
+      expect_in_tile_ranges(w, *k, p);
     }
   }
 }
@@ -600,10 +618,7 @@ TEST(GemmCorrectness, SwappedForm) {
       const KernelPtr k = compile_gemm(w, c);
       EXPECT_EQ(k->computed, swapped_workload(w));
       EXPECT_FALSE(k->takes_packed_b());  // its pack packs A
-      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-        const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
-        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
-      }
+      expect_in_tile_ranges(w, *k, p);
     }
   }
 }
@@ -665,10 +680,7 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
       ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), t.phases);
       EXPECT_EQ(k->columns_per_tile, int64_t(std::bit_ceil(uint64_t(w.m))));
       const Problem p(w, w.hash());
-      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-        const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
-        EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
-      }
+      expect_in_tile_ranges(w, *k, p);
     }
   }
   Workload bucket = mm(8, 60, 64, true);
@@ -678,16 +690,7 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
                               "prefetch_n=0 prefetch_c=0 tiles=nm split=m swap=1");
   const KernelPtr k = compile_gemm(bucket, c);
   ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), 4);
-  const Problem p(bucket, 11);
-  for (int64_t m = bucket.min_m; m <= bucket.m; ++m) {
-    std::vector<float> got = p.c0;
-    run_gemm_serial(*k, p.a.data(), p.b.data(), p.bias_ptr(), got.data(), m);
-    Workload called = bucket;
-    called.m = m, called.min_m = 0;
-    const std::vector<float> head(got.begin(), got.begin() + m * bucket.ldc),
-        want(p.want.begin(), p.want.begin() + m * bucket.ldc);
-    EXPECT_EQ(compare_c(called, head, want, matmul_tolerance(bucket, 1.0)), "") << "called with M = " << m;
-  }
+  expect_each_bucket_call(bucket, *k, 11);
 }
 
 // Interleaved tiles (swapped): a tile's rows 8 apart, the next tile one row on, a group of 8
@@ -712,10 +715,7 @@ TEST(GemmCorrectness, SwappedFormInterleaved) {
     const KernelPtr k = compile_gemm(w, c);
     EXPECT_EQ(k->tiles, w.n / (t.mr * kInterleavedRows));
     const Problem p(w, w.hash());
-    for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-      const std::string diff = compare_c(w, run_in_ranges(*k, p, pieces), p.want, matmul_tolerance(w, 1.0));
-      EXPECT_TRUE(diff.empty()) << pieces << " tile ranges:\n" << diff;
-    }
+    expect_in_tile_ranges(w, *k, p);
   }
   // A bucket of M: a call's rows bound the columns of C^T the tiles compute.
   Workload bucket = mm(8, 128, 64, true);
@@ -723,17 +723,7 @@ TEST(GemmCorrectness, SwappedFormInterleaved) {
   const Config bucketed = gemm_space(bucket, Target::host())
                               .parse("mr=8 nr=32 vec=16 kc=64 mc=64 nc=64 unroll=4 order=nkm pack_a=0 pack_b=1 "
                                      "prefetch=0 prefetch_n=0 prefetch_c=0 tiles=interleaved split=m swap=1");
-  const KernelPtr k = compile_gemm(bucket, bucketed);
-  const Problem p(bucket, 12);
-  for (int64_t m = bucket.min_m; m <= bucket.m; ++m) {
-    std::vector<float> got = p.c0;
-    run_gemm_serial(*k, p.a.data(), p.b.data(), p.bias_ptr(), got.data(), m);
-    Workload called = bucket;
-    called.m = m, called.min_m = 0;
-    const std::vector<float> head(got.begin(), got.begin() + m * bucket.ldc),
-        want(p.want.begin(), p.want.begin() + m * bucket.ldc);
-    EXPECT_EQ(compare_c(called, head, want, matmul_tolerance(bucket, 1.0)), "") << "called with M = " << m;
-  }
+  expect_each_bucket_call(bucket, *compile_gemm(bucket, bucketed), 12);
   const auto valid = [](const Workload& w, int kc, int mc, TileOrder tiles, bool swap) {
     GemmConfig g;
     g.mr = 8, g.nr = 32, g.vec = 16, g.kc = kc, g.mc = mc, g.nc = 64, g.pack_a = false, g.pack_b = true;
