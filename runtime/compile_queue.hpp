@@ -29,8 +29,8 @@ class CompileQueue {
 
   // Drops the queued jobs, waits for the running ones, and takes no more: the process exits.
   void stop_for_exit();
-  // Around fork(): lets the running jobs finish and holds the queue (no job starts) until
-  // resume; in the child, resume starts the threads anew (the child has none of them).
+  // Around fork(): lets the threads start and the running jobs finish, and holds the queue (no
+  // job starts) until resume; in the child, resume starts the threads anew (it has none).
   void hold_for_fork();
   void resume_after_fork(bool in_child);
 
@@ -49,6 +49,9 @@ class CompileQueue {
   };
   std::deque<Job> jobs_;
   int running_ = 0;
+  // Threads made but not yet in work(): a fork waits for them, since a thread starting up holds
+  // locks of the C library's or a sanitizer's allocator the child would wait on forever.
+  size_t starting_ = 0;
   bool stopping_ = false;
   bool exited_ = false;   // stop_for_exit: every post is dropped (stopping_: all but must-run)
   bool holding_ = false;  // hold_for_fork: no job starts
