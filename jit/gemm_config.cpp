@@ -157,7 +157,7 @@ int dot_edge_columns(const Workload& w, const GemmConfig& c) {
   }
   if (w.n == c.nr) return 0;
   const int rest = int(w.n % c.nr);
-  return rest <= kDotEdgeColumns && w.k >= kDotEdgeMinK ? rest : 0;
+  return dot_edge_takes(rest, w.k, c.vec) ? rest : 0;
 }
 
 int64_t gemm_dot_edge_floats(const Workload& w, const GemmConfig& c) {

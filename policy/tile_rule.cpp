@@ -15,12 +15,16 @@ namespace {
 // 160³ even), or the dot edge's columns each as two (as many FMAs as a column of the tile,
 // then its sums and B's copy). Paired on Zen 5, 6 × 64 with a dot edge of 4 columns over 6 ×
 // 48 with an N-edge tile: 65×68×65 1.06–1.11x, 1000×68×300 1.16x, 100×260×100 1.10x,
-// 200×132×512 1.09x, 65×132×65 1.02–1.05x; of 1 column: 65³ 1.16x, 129³ 1.09x. (K shorter
-// than kDotEdgeMinK has no dot edge.)
-int64_t columns_worked(int64_t n, int64_t k, int width) {
+// 200×132×512 1.09x, 65×132×65 1.02–1.05x; of 1 column: 65³ 1.16x, 129³ 1.09x. (On a K too
+// short for dot_edge_takes, no dot edge.)
+int64_t columns_worked(int64_t n, int64_t k, int width, int vec) {
   const int64_t rest = n % width;
-  return rest <= kDotEdgeColumns && k >= kDotEdgeMinK ? n + rest : columns_computed(n, width);
+  return dot_edge_takes(rest, k, vec) ? n + rest : columns_computed(n, width);
 }
+
+// A narrow B's columns past whole vectors that go to the dot edge: at most 4, as measured below
+// (5..8 there unmeasured).
+constexpr int kNarrowDotEdgeColumns = 4;
 
 // Vectors of `vec` floats per tile row, from `fewest` to `most`, whose tiles cost the least
 // by `cost`(n, width) across N; the wider on a tie.
@@ -45,7 +49,7 @@ bool choose_register_tile(const Workload& w, const Target& t, const Space& space
     // 0.84x, on 12 × 32 0.98x; Zen 5, 6 × 48 over 6 × 64: 513³ 1.09x, 480³ 1.07x, 460³ 1.06x,
     // with it even on 460³ and 480³).
     if (w.m > 8 && w.n >= g.nr) {
-      auto worked = [&w](int64_t n, int width) { return columns_worked(n, w.k, width); };
+      auto worked = [&w, vec](int64_t n, int width) { return columns_worked(n, w.k, width, vec); };
       const int best = vectors_costing_least(w.n, vec, 2, 4, worked);
       // 12 rows on 2 vectors, or all of M where it has fewer (no tile may be taller than M).
       if (worked(w.n, best * vec) * 16 <= worked(w.n, g.nr) * 15) {
@@ -99,14 +103,14 @@ bool choose_register_tile(const Workload& w, const Target& t, const Space& space
     // LIBXSMM 120), 100×17×100 157–159 against 115–118 (127–129), 64×20×64 156–158 against
     // 137–138 (139–141).
     const int64_t past_vectors = w.n % vec;
-    if (t.avx512 && g.vec == vec && w.n > vec && past_vectors <= kDotEdgeColumns && past_vectors > 0 &&
+    if (t.avx512 && g.vec == vec && w.n > vec && past_vectors <= kNarrowDotEdgeColumns && past_vectors > 0 &&
         w.k >= kDotEdgeMinK)
       g.nr = int(w.n - past_vectors);
     // Where zmm operations run in halves, N a few ymm past 4 (37..40: 3 zmm would compute 48):
     // tiles of 4 ymm, the rest on the N-edge tile. Zen 4, side by side over 8 rows × 3 zmm (LIBXSMM in
     // brackets): 500×37×1000 95 against 87 GFLOP/s (89), 1000×40×333 104–105 against 94 (96),
     // 2000×38×256 99–100 against 91 (91), 300×39×2000 101 against 92 (95).
-    if (half_width && w.n > 4 * (vec / 2) && w.n < 3 * vec && past_vectors > kDotEdgeColumns)
+    if (half_width && w.n > 4 * (vec / 2) && w.n < 3 * vec && past_vectors > kNarrowDotEdgeColumns)
       g.vec = vec / 2, g.nr = 4 * g.vec;
     g.mr = tallest_rows(knob(space, "mr"), w.m, g.nr / g.vec, t.vector_registers());
   }

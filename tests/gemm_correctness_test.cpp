@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "jit/compile.hpp"
@@ -487,15 +488,17 @@ TEST(GemmCorrectness, TilesAlongRows) {
       << "fetching C ahead along the rows needs tiles that walk along them";
 }
 
-// The last N mod nr columns, up to kDotEdgeColumns, on the dot edge after the blocked walk:
+// The last N mod nr columns, up to half a vector, on the dot edge after the blocked walk:
 // copied from B as runs along K (B transposed and packed: its rows read where they lie), in
 // ranges that split M or N (only the range that ends at N has them), on B read in place with
 // the aligned grid's shift, with bias, GELU and C accumulated into.
 TEST(GemmCorrectness, DotEdge) {
-  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
-  // 23 rows: groups of up to 4 and a last one of 3; 6 rows in ranges: fewer than a group.
-  for (const auto& [m, trans_b] : {std::pair{23, false}, {23, true}, {6, false}}) {
-    Workload w = epi(mm(m, 16 * nv * v + 3, 45, trans_b), true, kGelu, 0.5f);
+  const int v = Target::host().vector_floats(), nv = test::widest_vectors(4), most = dot_edge_most_columns(v);
+  // 3 columns and the most (on K long enough for them), on 23 rows: groups of up to 4 and a
+  // last one of 3 (3 of 3 columns and 2, of 8); 6 rows in ranges: fewer than a group, or two.
+  for (const auto& [m, trans_b, edge, k] : {std::tuple{23, false, 3, 45}, {23, true, 3, 45}, {6, false, 3, 45},
+                                            {23, false, most, 77}, {23, true, most, 77}, {6, false, most, 77}}) {
+    Workload w = epi(mm(m, 16 * nv * v + edge, k, trans_b), true, kGelu, 0.5f);
     if (!trans_b) w.ldb = w.n + 16 - w.n % 16;  // rows a whole number of lines apart: the grid shifts
     const Problem p(w, w.hash());
     for (const std::string variant : {"pack_b=1 split=m tiles=nm", "pack_b=0 split=n tiles=nm",
@@ -505,7 +508,7 @@ TEST(GemmCorrectness, DotEdge) {
           w, "kc=32 mc=96 nc=384 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 " + variant);
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
-      EXPECT_EQ(k->dot_edge_columns, 3);
+      EXPECT_EQ(k->dot_edge_columns, edge);
       EXPECT_EQ(k->n_edge_tile, nullptr);
       for (int64_t pieces = 1; pieces <= 3; ++pieces) {
         AlignedFloats b(int64_t(p.b.size()) + 16);
@@ -516,14 +519,17 @@ TEST(GemmCorrectness, DotEdge) {
       }
     }
   }
-  // K shorter than kDotEdgeMinK: the N-edge tile runs those columns, a vector wide.
+  // K too short, or a column more than the most: the N-edge tile runs those columns, a vector
+  // wide. 5..8 columns need the longer K (on 8 lanes the most is 4).
   const std::string rest = "kc=32 mc=96 nc=384 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
                            "order=nkm swap=0 split=m tiles=nm";
-  for (const int64_t k : {kDotEdgeMinK - 1, kDotEdgeMinK}) {
-    const Workload w = mm(23, 2 * nv * v + 3, k);
+  for (const auto& [k, edge, dot] :
+       {std::tuple{kDotEdgeMinK - 1, 3, false}, {kDotEdgeMinK, 3, true}, {kDotEdgeWideMinK, most + 1, false},
+        {kDotEdgeWideMinK - 1, most, most <= 4}, {kDotEdgeWideMinK, most, true}}) {
+    const Workload w = mm(23, 2 * nv * v + edge, k);
     const KernelPtr kernel = compile_gemm(w, four_row_config(w, rest));
-    EXPECT_EQ(kernel->dot_edge_columns, k < kDotEdgeMinK ? 0 : 3) << w.text();
-    EXPECT_EQ(kernel->n_edge_columns, k < kDotEdgeMinK ? v : 0) << w.text();
+    EXPECT_EQ(kernel->dot_edge_columns, dot ? edge : 0) << w.text();
+    EXPECT_EQ(kernel->n_edge_columns, dot ? 0 : v) << w.text();
     const Problem p(w, w.hash());
     EXPECT_EQ(compare_c(w, run_in_ranges(*kernel, p, 2), p.want, matmul_tolerance(w, 1.0)), "") << w.text();
   }

@@ -32,7 +32,7 @@ void expect_correct(const Kernel& k, const test::Problem& p) {
 TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
   // M = 100 is not a multiple of 6: the 4 rows left have an edge tile, shared too.
   const Workload w = [] {
-    Workload x = Workload::matmul(100, 70, 128);
+    Workload x = Workload::matmul(100, 64 + dot_edge_most_columns(Target::host().vector_floats()) + 3, 128);
     x.bias = true, x.act = ActivationKind::relu;
     return x;
   }();
@@ -43,7 +43,8 @@ TEST(PieceCache, VariantsThatDifferInBlockingShareEveryPiece) {
 
   KernelPtr first = compile_gemm(w, g.to_config(Target::host()));
   KernelPtr second = compile_gemm(w, h.to_config(Target::host()));
-  // Tile, edge tile (M), N-edge tile (the last 70 mod nr columns), pack A, pack B, epilogue.
+  // Tile, edge tile (M), N-edge tile (the last N mod nr columns: 3 more than the dot edge
+  // takes), pack A, pack B, epilogue.
   EXPECT_EQ(first->pieces_compiled, 6);
   EXPECT_EQ(second->pieces_compiled, 0);
   EXPECT_EQ(first->tile, second->tile);
