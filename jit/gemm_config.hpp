@@ -139,7 +139,7 @@ bool half_width_pays(int64_t n, int vec, int widest);
 // gemm_driver.cpp), each value of C a reduction along K — a tile of vectors across N would
 // compute a whole vector per column. 0: none. Not in the dot form, nor on N of one tile.
 // Up to half a vector: c columns cost c FMAs per vector of K and their sums, the N-edge tile's
-// vector one per value of K. 8 lanes: 4, as measured on 16 before 5..8 were.
+// vector one per value of K. On 8 lanes that is 4, the limit measured on 16 before 5..8 were.
 inline constexpr int dot_edge_most_columns(int vec) { return vec / 2; }
 // ...where K is at least a vector long: shorter, each column's dot product is one masked FMA
 // and a sum across lanes per row, and the N-edge tile's vector costs less. Zen 5, 6 × 48 on
@@ -147,6 +147,7 @@ inline constexpr int dot_edge_most_columns(int vec) { return vec / 2; }
 // same runs: K = 4 1.0x against 1.3x (all 2–4 vector widths), 8 1.08x against 1.12–1.24x, 16
 // even (1.11–1.13x), 32 1.03–1.05x against 0.95–0.97x, 64 1.02–1.03x against 0.89–0.92x.
 inline constexpr int kDotEdgeMinK = 16;
+inline constexpr int kDotEdgeShortKColumns = 4;  // the most on K from kDotEdgeMinK
 // 5..8 columns, twice the sums: K at least 4 vectors long. Zen 5, default configs with and
 // without them on the dot edge (the N-edge tile), alternated, ratio to OpenBLAS in the same
 // runs: K = 16 1.02–1.03x against 1.07–1.09x (33×200, 100×200), 32 0.97–1.0x against
@@ -156,7 +157,8 @@ inline constexpr int kDotEdgeMinK = 16;
 // 1000×518×128 even.
 inline constexpr int kDotEdgeWideMinK = 64;
 inline bool dot_edge_takes(int64_t columns, int64_t k, int vec) {
-  return columns > 0 && columns <= dot_edge_most_columns(vec) && k >= (columns <= 4 ? kDotEdgeMinK : kDotEdgeWideMinK);
+  const int64_t least_k = columns <= kDotEdgeShortKColumns ? kDotEdgeMinK : kDotEdgeWideMinK;
+  return columns > 0 && columns <= dot_edge_most_columns(vec) && k >= least_k;
 }
 // All of a B narrower than the tile, where it has at most kDotNarrowColumns columns and K
 // runs at least kDotNarrowMinK long (a classifier's few outputs, a projection to a handful of
