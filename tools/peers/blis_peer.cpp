@@ -3,8 +3,11 @@
 // exports the BLAS and CBLAS names (sgemm_, cblas_sgemm) that OpenBLAS defines, and linked
 // beside it one of the two would silently serve the other's peer (and LIBXSMM's fallback).
 #include <blis.h>
+#include <cpuid.h>
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +23,8 @@ struct BlisLibrary {
   decltype(&bli_arch_string) arch_string = nullptr;
   decltype(&bli_info_get_version_str) version = nullptr;
 
+  bool arch_chosen_here = false;  // BLIS_ARCH_TYPE set by choose_arch_for_unknown_amd
+
   static const BlisLibrary& get() {
     static const BlisLibrary lib;  // loaded once, never unloaded: its OpenMP threads outlive any call
     return lib;
@@ -27,6 +32,7 @@ struct BlisLibrary {
 
  private:
   BlisLibrary() {
+    arch_chosen_here = choose_arch_for_unknown_amd();
     void* h = dlopen("libblis.so.4", RTLD_NOW | RTLD_LOCAL);
     if (!h)
       throw std::runtime_error(std::string("peer blis: cannot load libblis.so.4 (scripts/setup.sh installs libblis-dev): ") +
@@ -35,7 +41,26 @@ struct BlisLibrary {
     arch_query_id = reinterpret_cast<decltype(arch_query_id)>(symbol(h, "bli_arch_query_id"));
     arch_string = reinterpret_cast<decltype(arch_string)>(symbol(h, "bli_arch_string"));
     version = reinterpret_cast<decltype(version)>(symbol(h, "bli_info_get_version_str"));
+    // Started here, not by the first call: a configuration chosen by BLIS_ARCH_TYPE is checked
+    // against BLIS's kernel table, which only its start fills (asked for before it, BLIS aborted).
+    reinterpret_cast<decltype(&bli_init)>(symbol(h, "bli_init"))();
   }
+  // BLIS 0.9 knows AMD's CPUs up to family 0x19 (Zen 3, Zen 4) and runs its generic C kernels
+  // on later ones (Zen 5, 256³: 33 GFLOP/s, where its skx kernels run 165 and haswell's 94).
+  // There, unless the caller chose one (BLIS_ARCH_TYPE, read when BLIS starts), the
+  // configuration of the host's widest ISA, so that the peer is BLIS at its best.
+  static bool choose_arch_for_unknown_amd() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (std::getenv("BLIS_ARCH_TYPE") || !__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
+    char vendor[13] = {};
+    std::memcpy(vendor, &ebx, 4), std::memcpy(vendor + 4, &edx, 4), std::memcpy(vendor + 8, &ecx, 4);
+    if (std::strcmp(vendor, "AuthenticAMD") != 0 || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    const unsigned base = (eax >> 8) & 0xf, family = base == 0xf ? base + ((eax >> 20) & 0xff) : base;
+    if (family <= 0x19) return false;
+    const arch_t arch = __builtin_cpu_supports("avx512f") ? BLIS_ARCH_SKX : BLIS_ARCH_HASWELL;
+    return setenv("BLIS_ARCH_TYPE", std::to_string(int(arch)).c_str(), 0) == 0;
+  }
+
   static void* symbol(void* h, const char* name) {
     void* s = dlsym(h, name);
     if (!s) throw std::runtime_error(std::string("peer blis: libblis.so.4 lacks ") + name);
@@ -52,8 +77,9 @@ class BlisPeer final : public Peer {
     // The sub-configuration BLIS picked at load: its kernels (a CPU newer than the release gets
     // the nearest older one's).
     return op_.threads > 0 ? "bli_sgemm_ex " + std::string(lib_.version()) + ", configuration " +
-                                 std::string(lib_.arch_string(lib_.arch_query_id())) + ", " +
-                                 std::to_string(op_.threads) + " thread(s)"
+                                 std::string(lib_.arch_string(lib_.arch_query_id())) +
+                                 (lib_.arch_chosen_here ? " (chosen by livetune: BLIS has none for this CPU)" : "") +
+                                 ", " + std::to_string(op_.threads) + " thread(s)"
                            : "";
   }
 
