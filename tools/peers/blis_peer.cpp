@@ -32,7 +32,6 @@ struct BlisLibrary {
 
  private:
   BlisLibrary() {
-    arch_chosen_here = choose_arch_for_unknown_amd();
     void* h = dlopen("libblis.so.4", RTLD_NOW | RTLD_LOCAL);
     if (!h)
       throw std::runtime_error(std::string("peer blis: cannot load libblis.so.4 (scripts/setup.sh installs libblis-dev): ") +
@@ -41,14 +40,15 @@ struct BlisLibrary {
     arch_query_id = reinterpret_cast<decltype(arch_query_id)>(symbol(h, "bli_arch_query_id"));
     arch_string = reinterpret_cast<decltype(arch_string)>(symbol(h, "bli_arch_string"));
     version = reinterpret_cast<decltype(version)>(symbol(h, "bli_info_get_version_str"));
+    arch_chosen_here = std::string(version()).starts_with("0.") && choose_arch_for_unknown_amd();
     // Started here, not by the first call: a configuration chosen by BLIS_ARCH_TYPE is checked
     // against BLIS's kernel table, which only its start fills (asked for before it, BLIS aborted).
     reinterpret_cast<decltype(&bli_init)>(symbol(h, "bli_init"))();
   }
-  // BLIS 0.9 knows AMD's CPUs up to family 0x19 (Zen 3, Zen 4) and runs its generic C kernels
-  // on later ones (Zen 5, 256³: 33 GFLOP/s, where its skx kernels run 165 and haswell's 94).
-  // There, unless the caller chose one (BLIS_ARCH_TYPE, read when BLIS starts), the
-  // configuration of the host's widest ISA, so that the peer is BLIS at its best.
+  // BLIS 0.x knows AMD's CPUs up to family 0x19 (Zen 3, Zen 4) and runs its generic C kernels
+  // on later ones (0.9 on Zen 5, 256³: 33 GFLOP/s, where its skx kernels run 165 and haswell's
+  // 94). There, unless the caller chose one (BLIS_ARCH_TYPE, read when BLIS starts, not when it
+  // loads), the configuration of the host's widest ISA, so that the peer is BLIS at its best.
   static bool choose_arch_for_unknown_amd() {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (std::getenv("BLIS_ARCH_TYPE") || !__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
@@ -74,8 +74,8 @@ class BlisPeer final : public Peer {
 
   std::string name() const override { return "blis"; }
   std::string detail() const override {
-    // The sub-configuration BLIS picked at load: its kernels (a CPU newer than the release gets
-    // the nearest older one's).
+    // The sub-configuration BLIS runs: its kernels (on a CPU newer than the release, its generic
+    // ones, or those chosen by choose_arch_for_unknown_amd).
     return op_.threads > 0 ? "bli_sgemm_ex " + std::string(lib_.version()) + ", configuration " +
                                  std::string(lib_.arch_string(lib_.arch_query_id())) +
                                  (lib_.arch_chosen_here ? " (chosen by livetune: BLIS has none for this CPU)" : "") +
