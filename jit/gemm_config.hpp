@@ -58,7 +58,7 @@ struct GemmConfig {
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 27;
+inline constexpr int kGemmTemplateVersion = 28;
 
 Space gemm_space(const Workload& w, const Target& t);
 

@@ -87,12 +87,15 @@ void GemmEmitter::emit_tile_body(const TileSpec& s, const TileArgs& in) {
       // C fetched before the K loop: by the update its lines have come from wherever they were
       // (main memory, once C outgrows L3 between K blocks). Fetched 64 steps before the update
       // (template v11) they had not: 2048³ ran 10–12% slower, 1024³ and 512×3072×768 9%. The
-      // row's last float too: a C from malloc is 16-byte aligned and its rows straddle lines.
+      // row's every line: a C from malloc is 16-byte aligned and its rows straddle lines, so
+      // from the line of its first float one line more than its floats fill. Addressed from
+      // that line's start, not the row: the stores' own addresses, shared, were kept alive
+      // across the K loop and spilled (6 × 64: 45 stack accesses a tile where 6 without).
       if (s.prefetch_c == 1)
         for (int r = 0; r < s.rows; ++r) {
-          llvm::Value* row = f32_ptr(c_t, int64_t(r) * s.ldc);
-          prefetch_vectors(row, c_nv, false, 2);
-          prefetch_vectors(f32_ptr(row, c_cols - 1), 1, false, 2);
+          llvm::Value* line = b_.CreateIntrinsic(llvm::Intrinsic::ptrmask, {ptr_, b_.getInt64Ty()},
+                                                 {f32_ptr(c_t, int64_t(r) * s.ldc), i64(-64)});
+          prefetch_vectors(line, ((c_cols + 15) / 16 + 1) * 16 / W_, false, 2);
         }
       // Ahead along the rows: each tile fetches as many lines as it writes, so that the lines
       // of the tiles to its right are covered, each some hundred cycles before its stores.
