@@ -55,8 +55,10 @@ class GemmEmitter {
                                    const std::vector<int64_t>& advance, std::vector<llvm::Value*>& acc,
                                    const LoopBody& body, const std::string& name);
   void emit_pack_b_phases(const PackBSpec& s, llvm::Value* src, llvm::Value* dst, llvm::Value* kb, llvm::Value* nb);
+  // fetch_n: floats ahead along B's rows that prefetch_n fetches from (s.prefetch_n, or where
+  // it wraps, TileSpec::fetch_wraps, further).
   void emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,
-                   const std::vector<llvm::Value*>& masks, std::vector<llvm::Value*>& acc);
+                   const std::vector<llvm::Value*>& masks, llvm::Value* fetch_n, std::vector<llvm::Value*>& acc);
   void emit_store_tile(const TileSpec& s, llvm::Value* c, llvm::Value* first, const std::vector<llvm::Value*>& masks,
                        const std::vector<llvm::Value*>& acc);
   // The same for columns [skip_cols, cols) only, by the precompiled livetune_store_edge

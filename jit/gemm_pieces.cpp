@@ -21,7 +21,7 @@ std::string TileSpec::key() const {
     << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " prefetch_a=" << prefetch_a
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
-    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " next_panel=" << next_panel << " dot=" << dot
+    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " fetch_wraps=" << fetch_wraps << " next_panel=" << next_panel << " dot=" << dot
     << " counts_rows=" << counts_rows << " k=" << k << " phases=" << phases
     << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
@@ -82,6 +82,7 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   if (w.k <= std::min<int64_t>(c.kc, kStraightK)) t.k = w.k, t.unroll = 1, t.tail = false;
   t.masked_loads = tile_masks_b(w, c);
   t.sweep_n = tile_sweeps_n(w, c);
+  t.fetch_wraps = t.sweep_n && t.prefetch_n > 0 && c.order == LoopOrder::nkm;
   t.next_panel = c.pack_b;
   t.lda = c.pack_a ? 0 : w.lda;
   t.ldb = c.pack_b ? 0 : w.ldb;
@@ -118,7 +119,7 @@ TileSpec edge_tile_spec(const Workload& w, const GemmConfig& c, int rows) {
   if (w.n < c.nr && n_edge_columns(w, c) > 0) t.nr = n_edge_columns(w, c);  // as narrow as B
   // It runs one tile in ceil(M / mr): not unrolled, its compile costs a fraction of the main
   // tile's.
-  t.unroll = 1, t.tail = false, t.sweep_n = false, t.next_panel = false;
+  t.unroll = 1, t.tail = false, t.sweep_n = t.fetch_wraps = false, t.next_panel = false;
   if (edge_is_minor(rows, w.least_m())) t.prefetch = t.prefetch_n = t.prefetch_c = t.prefetch_a = 0;
   return t;
 }
@@ -145,7 +146,7 @@ TileSpec n_edge_tile_spec(const Workload& w, const GemmConfig& c) {
   // unrolled: alternated runs measured the same speed as unrolled (65³, 257³, 513³) and
   // 1–2 ms less compile at 65³. No prefetch either: configs that differ only there share it,
   // and 65×68×65, 127×255×129, 999³ ran the same without (alternated runs, Zen 5).
-  t.unroll = 1, t.tail = false, t.sweep_n = false, t.next_panel = false;
+  t.unroll = 1, t.tail = false, t.sweep_n = t.fetch_wraps = false, t.next_panel = false;
   t.prefetch = t.prefetch_n = t.prefetch_c = t.prefetch_a = 0;
   return t;
 }
