@@ -21,7 +21,8 @@ std::string TileSpec::key() const {
     << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
     << " prefetch_a=" << prefetch_a
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
-    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " fetch_wraps=" << fetch_wraps << " next_panel=" << next_panel << " dot=" << dot
+    << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " fetch_wraps=" << fetch_wraps
+    << " next_panel=" << next_panel << " dot=" << dot
     << " counts_rows=" << counts_rows << " k=" << k << " phases=" << phases
     << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
