@@ -85,8 +85,8 @@ struct TileSpec {
   // M is one band of tiles and B is read in place: one call runs a row of tiles across N (a
   // call per tile cost more instructions than the tile's FMAs at M = 1).
   bool sweep_n = false;
-  // Swept with prefetch_n in order nkm, where the next call reads the next K block of the same
-  // columns: fetching past the call's last column goes on in those rows, from its first.
+  // Swept with prefetch_n where the next call reads the next K block of the same columns:
+  // fetching past the call's last column goes on in those rows, from its first.
   bool fetch_wraps = false;
   // Packed B: the tiles of a call fetch the next panel (kb·nr floats on) into L2 between them.
   bool next_panel = false;
