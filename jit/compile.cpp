@@ -130,7 +130,8 @@ KernelPtr compile_gemm(const Workload& caller, const Config& c) {
   kernel->workspace_floats = gemm_workspace_floats(caller, g);
   kernel->packed_a_floats = gemm_packed_a_floats(w, g);
   if (g.swap) kernel->swap_rows_offset = swap_rows_offset(caller, g);
-  kernel->dot_edge_offset = kernel->workspace_floats - gemm_dot_edge_floats(w, g);
+  kernel->c_buffer_offset = kernel->workspace_floats - gemm_c_buffer_floats(caller, g);
+  kernel->dot_edge_offset = kernel->c_buffer_offset - gemm_dot_edge_floats(w, g);
   kernel->balanced_rows = balanced_edge_rows(w, g);
   kernel->edge_moves_left = !g.pack_b && !tile.dot && !tile_masks_b(w, g);
   kernel->tile_sweeps_n = tile.sweep_n;

@@ -1,5 +1,7 @@
 #include "jit/gemm_config.hpp"
 
+#include "jit/gemm_pieces.hpp"
+
 #include <bit>
 #include <stdexcept>
 
@@ -37,6 +39,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
   add("split", {0, 1}, {"m", "n"});
   add("tiles", {0, 1, 2}, {"nm", "mn", "interleaved"});
   add("swap", {0, 1});
+  add("c_buf", {0, 1});
   return knobs;
 }
 
@@ -67,12 +70,13 @@ GemmConfig GemmConfig::from(const Config& c) {
   g.split = Split(c.get("split"));
   g.tiles = TileOrder(c.get("tiles"));
   g.swap = c.get("swap") != 0;
+  g.c_buf = c.get("c_buf") != 0;
   return g;
 }
 
 Config GemmConfig::to_config(const Target& t) const {
   return Config(knobs_for(t), {mr, nr, vec, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n,
-                               prefetch_c, int(order), int(split), int(tiles), int(swap)});
+                               prefetch_c, int(order), int(split), int(tiles), int(swap), int(c_buf)});
 }
 
 namespace {
@@ -100,6 +104,7 @@ bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
   if (g.prefetch_n > 0 && ((g.pack_b && !g.swap) || g.prefetch > 0)) return false;
   // Ahead along C's rows is for tiles that walk along them.
   if (g.prefetch_c == 2 && g.tiles != TileOrder::mn) return false;
+  if (g.c_buf && (g.swap || !gemm_c_buffer_valid(w, g))) return false;
   return g.tiles != TileOrder::interleaved || g.swap;
 }
 
@@ -191,7 +196,14 @@ int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c) {
   if (c.swap) return swap_rows_offset(w, c) + swap_rows(c) * swapped_workload(w).ldc;
   const int64_t kb = std::min<int64_t>(c.kc, w.k);
   const int64_t nb = std::min<int64_t>(c.nc, ceil_div(w.n, c.nr) * c.nr);
-  return gemm_packed_a_floats(w, c) + (c.pack_b ? (kb * nb + 15) / 16 * 16 : 0) + gemm_dot_edge_floats(w, c);
+  return gemm_packed_a_floats(w, c) + (c.pack_b ? (kb * nb + 15) / 16 * 16 : 0) + gemm_dot_edge_floats(w, c) +
+         gemm_c_buffer_floats(w, c);
 }
+
+bool gemm_c_buffer_valid(const Workload& w, const GemmConfig& g) {
+  return !g.swap && tile_sweeps_n(w, g) && w.k > g.kc && w.n % g.nr == 0;
+}
+
+int64_t gemm_c_buffer_floats(const Workload& w, const GemmConfig& g) { return g.c_buf ? w.m * w.n : 0; }
 
 }  // namespace livetune

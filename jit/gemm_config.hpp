@@ -52,15 +52,27 @@ struct GemmConfig {
   // packing it keeps the FMAs fed: swapped, B's rows are an A read where it lies (each value
   // one broadcast, B read once, as a few long streams) and A, small, is packed once.
   bool swap = false;
+  // 1: one band of tiles across N (TileSpec::sweep_n) over several K blocks keeps its partial
+  // sums between them in the workspace, tile after tile, and adds them into C after the last
+  // (gemm_c_buffer_valid). With few rows of A over a large B, C's rows (ldc a multiple of 4
+  // KiB: all in the same few L1 sets) were read and written again for every K block of 8
+  // rows, and the FMAs waited for them; the buffer's lines stay in L1/L2 while B streams past.
+  bool c_buf = false;
 
   static GemmConfig from(const Config& c);
   Config to_config(const Target& t) const;
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 28;
+inline constexpr int kGemmTemplateVersion = 29;
 
 Space gemm_space(const Workload& w, const Target& t);
+
+// Where c_buf may be 1: the tile sweeps N (one band of mr = M rows, B read in place), K runs
+// in more than one block, and N is whole tiles (the buffer holds whole tiles, none moved left).
+bool gemm_c_buffer_valid(const Workload& w, const GemmConfig& g);
+// Floats of the workspace the partial sums take (c_buf), after everything else in it.
+int64_t gemm_c_buffer_floats(const Workload& w, const GemmConfig& g);
 
 // The swapped form (GemmConfig::swap) is for B transposed and M (a bucket's largest) at most
 // kSwapMaxRows: C^T's rows of M floats are buffered and A is packed whole, both in the

@@ -47,18 +47,21 @@ class Walk {
     // B read in place: a tile at the N edge moves left to end at the last column and leaves
     // the columns of the tile before it alone, so that its loads of B stay whole.
     edge_moves_left_ = k.edge_moves_left;
+    if (g_.c_buf) c_buffer_ = args.workspace + k.c_buffer_offset;
     shift_ = aligned_grid_shift();
   }
 
   void run() {
     if (hi_[N] > lo_[N]) walk();  // else the dot edge has all of N (a narrow B)
     if (dot_edge_ > 0) dot_edge();
+    if (c_buffer_) add_c_buffer();
   }
 
-  // Whether the tiles' grid depends on B's address (aligned_grid_shift).
+  // Whether the tiles' grid depends on B's address (aligned_grid_shift). Not with the buffer of
+  // C, which holds whole tiles from the range's first column.
   bool grid_may_shift() const {
     constexpr int64_t kMinTiles = 16;
-    return edge_moves_left_ && w_.ldb % 16 == 0 && hi_[N] - lo_[N] >= kMinTiles * nr_;
+    return edge_moves_left_ && !c_buffer_ && w_.ldb % 16 == 0 && hi_[N] - lo_[N] >= kMinTiles * nr_;
   }
 
   void walk() {
@@ -262,9 +265,27 @@ class Walk {
   // `count` whole tiles of the band from `row`, side by side from column `col` (B read in place).
   void run_tile_row(int64_t row, int64_t col, int64_t count) {
     const auto [pc, kb] = blk_[K];
-    call(k_.tile, a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c_at(row, col), kb, pc == 0, nr_, 0,
-         count, 1);
-    if (k_.epilogue && pc + kb == w_.k) epilogue(c_at(row, col), col, g_.mr, nr_ * count);
+    float* c = c_buffer_ ? c_buffer_ + (col - lo_[N]) * g_.mr : c_at(row, col);
+    call(k_.tile, a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c, kb, pc == 0, nr_, 0, count, 1);
+    if (k_.epilogue && pc + kb == w_.k && !c_buffer_) epilogue(c_at(row, col), col, g_.mr, nr_ * count);
+  }
+
+  // The buffer's partial sums (c_buf) into C: tile after tile, each mr rows of nr floats; beta
+  // and the epilogue applied here, once the last K block is in.
+  void add_c_buffer() {
+    const int64_t rows = hi_[M] - lo_[M], cols = hi_[N] - lo_[N];
+    if (rows <= 0 || cols <= 0) return;
+    const float beta = w_.beta;
+    for (int64_t t = 0; t < cols; t += nr_)
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* from = c_buffer_ + t * g_.mr + r * nr_;
+        float* to = c_at(lo_[M] + r, lo_[N] + t);
+        if (beta == 0.0f)
+          std::copy(from, from + nr_, to);
+        else
+          for (int64_t j = 0; j < nr_; ++j) to[j] = from[j] + beta * to[j];
+      }
+    if (k_.epilogue) epilogue(c_at(lo_[M], lo_[N]), lo_[N], rows, cols);
   }
 
   // C's value (row, col); args.c holds the rows from args.c_first_row on.
@@ -301,6 +322,7 @@ class Walk {
   bool edge_moves_left_;
   int64_t shift_;  // columns before the first tile of the aligned grid (aligned_grid_shift)
   int64_t dot_edge_ = 0;  // the last columns of N, left to the dot edge
+  float* c_buffer_ = nullptr;  // the partial sums of the range's tiles (c_buf), else null
   std::vector<PlannedCall>* record_;
 };
 
@@ -368,7 +390,7 @@ std::vector<PlannedCall> plan_calls(const Kernel& k) {
   constexpr size_t kMostCalls = 16;
   constexpr int64_t kLargestOperand = int64_t(1) << 18;
   const Workload& w = k.computed;
-  if (k.gemm.swap || k.pack_a || k.pack_b) return {};
+  if (k.gemm.swap || k.gemm.c_buf || k.pack_a || k.pack_b) return {};
   const int64_t a_floats = (w.m - 1) * w.lda + w.k;
   const int64_t b_floats = w.trans_b ? (w.n - 1) * w.ldb + w.k : (w.k - 1) * w.ldb + w.n;
   const int64_t c_floats = (w.m - 1) * w.ldc + w.n;

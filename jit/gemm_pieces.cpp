@@ -19,7 +19,7 @@ std::string TileSpec::key() const {
   std::ostringstream s;
   s << "tile vec=" << vec << " rows=" << rows << " a_panel=" << a_panel << " b_panel=" << b_panel << " nr=" << nr
     << " unroll=" << unroll << " prefetch=" << prefetch << " prefetch_n=" << prefetch_n << " prefetch_c=" << prefetch_c
-    << " prefetch_a=" << prefetch_a
+    << " prefetch_a=" << prefetch_a << " c_buffer=" << c_buffer
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
     << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " fetch_wraps=" << fetch_wraps
     << " next_panel=" << next_panel << " dot=" << dot
@@ -95,6 +95,7 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   // Interleaved, a tile's rows lie kInterleavedRows rows apart in A and C.
   if (c.tiles == TileOrder::interleaved) t.lda *= kInterleavedRows, t.ldc *= kInterleavedRows;
   t.beta = w.beta == 0.0f ? 0.0f : w.beta;  // one key for -0 and +0
+  if (c.c_buf) t.c_buffer = true, t.ldc = c.nr, t.beta = 0.0f;
   return t;
 }
 

@@ -100,6 +100,10 @@ struct TileSpec {
   int phases = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
+  // GemmConfig::c_buf: C is the buffer of partial sums — a tile's rows nr floats apart, the
+  // tiles of a sweep one after another, no beta — and B's rows are fetched ahead for one use
+  // (prefetchnta), so that they do not push the buffer out of L1.
+  bool c_buffer = false;
   std::string key() const;
 };
 

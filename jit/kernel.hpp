@@ -65,6 +65,7 @@ struct Kernel : std::enable_shared_from_this<Kernel> {
   EpilogueFn epilogue = nullptr;  // with a bias or an activation only
   TransposeOutFn transpose_out = nullptr;  // the swapped form's write of C^T into C
   int64_t swap_rows_offset = 0;  // where the swapped form's rows of C^T start in the workspace
+  int64_t c_buffer_offset = 0;  // where the partial sums of C start in the workspace (c_buf)
   int64_t columns_per_tile = 0;  // of the computed product (tile_columns): nr, or nr / phases
   int64_t tiles = 0;  // threading tiles at the workload's largest M (tiles_for)
   int64_t workspace_floats = 0;

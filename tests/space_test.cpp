@@ -271,12 +271,31 @@ TEST(ValidityRule, PrefetchAlongBRowsOnlyForBReadInPlace) {
   EXPECT_FALSE(space.valid(g.to_config(host())));
 }
 
+// The buffer of partial sums (c_buf): one band of tiles over B read in place (mr = M, tiles
+// side by side), K in more than one block, N whole tiles; not swapped or B packed.
+TEST(ValidityRule, PartialSumsBufferOnlyForOneBandOverSeveralKBlocks) {
+  const Workload w = Workload::matmul(8, 4096, 4096);
+  GemmConfig g = GemmConfig::from(make(8, 2 * vec(), 96, 1536, false));
+  g.kc = 8, g.order = LoopOrder::knm, g.c_buf = true;
+  EXPECT_TRUE(gemm_space(w, host()).valid(g.to_config(host())));
+  EXPECT_FALSE(gemm_space(Workload::matmul(8, 4096, 8), host()).valid(g.to_config(host())));  // one K block
+  EXPECT_FALSE(gemm_space(Workload::matmul(8, 4096 - 1, 4096), host()).valid(g.to_config(host())));  // N edge
+  EXPECT_FALSE(gemm_space(Workload::matmul(16, 4096, 4096), host()).valid(g.to_config(host())));  // two bands
+  GemmConfig packed = g;
+  packed.pack_b = true;
+  EXPECT_FALSE(gemm_space(w, host()).valid(packed.to_config(host())));
+  GemmConfig rows = g;
+  rows.tiles = TileOrder::mn;
+  EXPECT_FALSE(gemm_space(w, host()).valid(rows.to_config(host())));
+}
+
 TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
   const Space space = gemm_space(Workload::matmul(64, 64, 64, true), host());
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<uint64_t> pick(0, space.cardinality() - 1);
   int valid = 0, dot = 0;
-  for (int i = 0; i < 30000; ++i) {
+  // Twice the draws since c_buf: valid only for one band of tiles, it halves the valid share.
+  for (int i = 0; i < 60000; ++i) {
     const Config c = space.at(pick(rng));
     if (!space.valid(c)) continue;
     ++valid;
