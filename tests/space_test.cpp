@@ -574,7 +574,7 @@ TEST(DefaultRule, FewRowsStreamBInWideTilesOnAvx2) {
 
 // A few rows streaming B from memory on Intel AVX-512 (up to 48; more pack B): blocks of 32
 // rows of B, tiles two vectors wide holding all rows up to 12, else the fewest tiles of even
-// heights; Zen 5 streams B along its rows 3 vectors wide, in blocks of 32 rows too.
+// heights; Zen 5 streams B along its rows in blocks of 8, its partial sums in the workspace.
 TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
   Target t;
   t.avx2 = t.avx512 = t.intel = true;
@@ -591,8 +591,8 @@ TEST(DefaultRule, FewRowsStreamBInShortBlocksOnIntel) {
                              {8, 2, "8x32 kc=32 split n"},
                              {48, 2, "12x32 kc=32 split n"},
                              {64, 1, "6x64 kc=1024"}});
-  t.intel = false;
-  expect_streaming_tiles(t, {{8, 1, "8x48 kc=32"}, {9, 1, "5x64 kc=256"}});
+  t.intel = false;  // the partial sums in the workspace (c_buf), blocks of 8
+  expect_streaming_tiles(t, {{8, 1, "8x32 kc=8"}, {9, 1, "5x64 kc=256"}});
 }
 
 // A few rows streaming B on full-width AVX-512 AMD (Zen 5): K blocks of 1024 unless B's rows
@@ -718,18 +718,22 @@ TEST(DefaultRule, FewRowsStreamLargeBAlongItsRowsOnAmd) {
   auto full_width = [&t](int64_t m, int64_t n, int64_t k) {
     const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(m, n, k), t, 1));
     return "mr=" + std::to_string(g.mr) + " nr=" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
-           " nc=" + std::to_string(g.nc) + " prefetch_n=" + std::to_string(g.prefetch_n) +
-           " prefetch_c=" + std::to_string(g.prefetch_c);
+           " nc=" + std::to_string(g.nc) + " unroll=" + std::to_string(g.unroll) +
+           " prefetch_n=" + std::to_string(g.prefetch_n) + " prefetch_c=" + std::to_string(g.prefetch_c) +
+           " c_buf=" + std::to_string(g.c_buf);
   };
-  EXPECT_EQ(full_width(2, 4096, 4096), "mr=2 nr=64 kc=16 nc=4096 prefetch_n=128 prefetch_c=0");
-  EXPECT_EQ(full_width(3, 2048, 4096), "mr=3 nr=64 kc=32 nc=2048 prefetch_n=128 prefetch_c=0");
-  EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=32 nc=4096 prefetch_n=128 prefetch_c=0");
+  // Blocks of 8 rows, the partial sums in the workspace, 4 vectors wide where the tile holds them.
+  EXPECT_EQ(full_width(2, 4096, 4096), "mr=2 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(3, 2048, 4096), "mr=3 nr=64 kc=8 nc=2048 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(4, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 1024, 16384), t, 1)).kc, 256);  // short rows
-  EXPECT_EQ(full_width(5, 4096, 4096), "mr=5 nr=64 kc=32 nc=4096 prefetch_n=128 prefetch_c=0");
-  EXPECT_EQ(full_width(6, 11008, 4096), "mr=6 nr=64 kc=32 nc=4096 prefetch_n=128 prefetch_c=0");
-  EXPECT_EQ(full_width(7, 4096, 4096), "mr=7 nr=48 kc=32 nc=3072 prefetch_n=128 prefetch_c=0");
-  EXPECT_EQ(full_width(8, 4096, 11008), "mr=8 nr=48 kc=32 nc=3072 prefetch_n=128 prefetch_c=0");
+  EXPECT_EQ(full_width(5, 4096, 4096), "mr=5 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(6, 11008, 4096), "mr=6 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(7, 4096, 4096), "mr=7 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(8, 4096, 11008), "mr=8 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  // N not whole tiles: in place, 3 vectors wide over blocks of 32.
+  EXPECT_EQ(full_width(8, 4100, 4096), "mr=8 nr=48 kc=32 nc=3072 unroll=4 prefetch_n=128 prefetch_c=0 c_buf=0");
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(8, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(9, 4096, 4096), t, 1)).kc, 256);
 }
