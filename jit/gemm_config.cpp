@@ -1,9 +1,9 @@
 #include "jit/gemm_config.hpp"
 
-#include "jit/gemm_pieces.hpp"
-
 #include <bit>
 #include <stdexcept>
+
+#include "jit/gemm_pieces.hpp"
 
 namespace livetune {
 namespace {
@@ -104,7 +104,7 @@ bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
   if (g.prefetch_n > 0 && ((g.pack_b && !g.swap) || g.prefetch > 0)) return false;
   // Ahead along C's rows is for tiles that walk along them.
   if (g.prefetch_c == 2 && g.tiles != TileOrder::mn) return false;
-  if (g.c_buf && (g.swap || !gemm_c_buffer_valid(w, g))) return false;
+  if (g.c_buf && !gemm_c_buffer_valid(w, g)) return false;
   return g.tiles != TileOrder::interleaved || g.swap;
 }
 

@@ -145,9 +145,9 @@ void stream_rows_on_amd(const Workload& w, const Target& t, const Space& space, 
       w.n >= kStreamRowsLeastNFullWidth && w.k * stride >= kStreamRowsFromBytesFullWidth) {
     g.kc = w.m == 2 ? 16 : 32, g.nr = (tile_fits_registers(g.mr, 4, t.vector_registers()) ? 4 : 3) * vec;
     g.nc = at_least(knob(space, "nc"), w.n, g.nr), g.prefetch_n = 128;
-    // Better still, blocks of 8 rows (the K loop straight code) with the partial sums in the
-    // workspace between them (c_buf), 4 vectors wide where the tile holds them, else 2 (N in
-    // whole tiles: 3 seldom divide it). Zen 5, in one process against the above (GFLOP/s):
+    // Better still, blocks of 8 rows (each block's K loop unrolled whole) with the partial sums
+    // in the workspace between them (c_buf), 4 vectors wide where the tile holds them, else 2
+    // (N in whole tiles: 3 seldom divide it). Zen 5, in one process against the above (GFLOP/s):
     // 8×4096×4096 101–114 against 78–83, 8×11008×4096 95 against 88, 8×4096×11008 101 against
     // 96, 8×2048×4096 99 against 86, 7×4096×4096 98 against 91, 6×4096×4096 103 against 73,
     // 5×4096×4096 87 against 63, 4×4096×4096 61 against 43, 3×4096×4096 49 against 45,
