@@ -577,11 +577,13 @@ TEST(GemmCorrectness, PartialSumsBuffer) {
   padded_c.ldc = padded_c.n + 5;
   for (const Workload& w : {padded_c, mm(8, 8 * v, 256), epi(mm(3, 10 * v, 77), false, kRelu, 1.0f)}) {
     const Space space = gemm_space(w, Target::host());
+    // Two vectors wide where the registers hold the tile (AVX-512), else one (AVX2, 8 rows).
+    const int nr = (tile_fits_registers(int(w.m), 2, Target::host().vector_registers()) ? 2 : 1) * v;
     for (const std::string variant : {"kc=8 unroll=8 prefetch_n=128 order=knm split=n",
                                       "kc=32 unroll=4 prefetch_n=0 order=nkm split=n",
                                       "kc=16 unroll=2 prefetch_n=256 order=knm split=m"}) {
-      const Config c = space.parse("mr=" + std::to_string(w.m) + " nr=" + std::to_string(2 * v) + " vec=" +
-                                   std::to_string(v) + " mc=96 nc=" + std::to_string(4 * v) +
+      const Config c = space.parse("mr=" + std::to_string(w.m) + " nr=" + std::to_string(nr) + " vec=" +
+                                   std::to_string(v) + " mc=96 nc=64"
                                    " pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 tiles=nm swap=0 c_buf=1 " + variant);
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
