@@ -45,7 +45,8 @@ void BM_JitGemmTransBBeforeUnmappedPages(benchmark::State& state) {
   const Workload w = Workload::matmul(6, 261, 576, true);
   const livetune::Config config = livetune::gemm_space(w, livetune::Target::host())
                                       .parse("mr=6 nr=48 vec=16 kc=768 mc=96 nc=1536 pack_a=0 pack_b=1 unroll=4 prefetch=0 "
-                                             "prefetch_n=0 prefetch_c=1 order=nkm split=m tiles=nm swap=0 c_buf=0");
+                                             "prefetch_n=0 prefetch_c=1 order=nkm split=m tiles=nm swap=0 c_buf=0 "
+                                             "k_spread=0");
   auto kernel = livetune::compile_gemm(w, config);
   const size_t page = 4096, b_bytes = size_t(w.n * w.k) * sizeof(float);
   const size_t mapped = (b_bytes + page - 1) / page * page, guard = 64 * page;

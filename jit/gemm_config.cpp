@@ -40,6 +40,7 @@ std::shared_ptr<const KnobList> make_knobs(int widest) {
   add("tiles", {0, 1, 2}, {"nm", "mn", "interleaved"});
   add("swap", {0, 1});
   add("c_buf", {0, 1});
+  add("k_spread", {0, 1});
   return knobs;
 }
 
@@ -71,12 +72,14 @@ GemmConfig GemmConfig::from(const Config& c) {
   g.tiles = TileOrder(c.get("tiles"));
   g.swap = c.get("swap") != 0;
   g.c_buf = c.get("c_buf") != 0;
+  g.k_spread = c.get("k_spread") != 0;
   return g;
 }
 
 Config GemmConfig::to_config(const Target& t) const {
   return Config(knobs_for(t), {mr, nr, vec, kc, mc, nc, int(pack_a), int(pack_b), unroll, prefetch, prefetch_n,
-                               prefetch_c, int(order), int(split), int(tiles), int(swap), int(c_buf)});
+                               prefetch_c, int(order), int(split), int(tiles), int(swap), int(c_buf),
+                               int(k_spread)});
 }
 
 namespace {
@@ -105,6 +108,7 @@ bool valid_for(const Workload& w, const GemmConfig& g, int widest, int regs) {
   // Ahead along C's rows is for tiles that walk along them.
   if (g.prefetch_c == 2 && g.tiles != TileOrder::mn) return false;
   if (g.c_buf && !gemm_c_buffer_valid(w, g)) return false;
+  if (g.k_spread && !gemm_k_spread_valid(w, g)) return false;
   return g.tiles != TileOrder::interleaved || g.swap;
 }
 
@@ -202,6 +206,11 @@ int64_t gemm_workspace_floats(const Workload& w, const GemmConfig& c) {
 
 bool gemm_c_buffer_valid(const Workload& w, const GemmConfig& g) {
   return !g.swap && tile_sweeps_n(w, g) && w.k > g.kc && w.n % g.nr == 0;
+}
+
+bool gemm_k_spread_valid(const Workload& w, const GemmConfig& g) {
+  return !g.swap && g.mr == 1 && !g.pack_a && g.prefetch == 0 && tile_sweeps_n(w, g) && gemm_phases(w, g) == 1 &&
+         w.k % g.kc == 0 && w.k >= 2 * g.kc;
 }
 
 int64_t gemm_c_buffer_floats(const Workload& w, const GemmConfig& g) { return g.c_buf ? w.m * w.n : 0; }

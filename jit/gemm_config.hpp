@@ -58,19 +58,29 @@ struct GemmConfig {
   // KiB: all in the same few L1 sets) were read and written again for every K block of 8
   // rows, and the FMAs waited for them; the buffer's lines stay in L1/L2 while B streams past.
   bool c_buf = false;
+  // 1: the kc K steps of a block are K / kc rows of B apart, not side by side: K is kc
+  // segments read side by side, block j taking row j of each (gemm_k_spread_valid). One row of
+  // A over a large B then reads it as kc streams each as long as its segment (a probe of that
+  // order read 1.1–1.2x faster than kc rows side by side), where blocks of adjacent rows start
+  // kc new streams of one row each every block.
+  bool k_spread = false;
 
   static GemmConfig from(const Config& c);
   Config to_config(const Target& t) const;
 };
 
 // Version of the generator; part of every persisted key (bump when emitted code changes).
-inline constexpr int kGemmTemplateVersion = 29;
+inline constexpr int kGemmTemplateVersion = 30;
 
 Space gemm_space(const Workload& w, const Target& t);
 
 // Where c_buf may be 1: the tile sweeps N (one band of mr = M rows, B read in place), K runs
 // in more than one block, and N is whole tiles (the buffer holds whole tiles, none moved left).
 bool gemm_c_buffer_valid(const Workload& w, const GemmConfig& g);
+// Where k_spread may be 1: one row of A (its kc values of a block lie K / kc apart, each its own
+// line) read in place, sweeping N over B read in place, K whole blocks and at least two, no
+// fetch down B's columns (its rows ahead would be other segments').
+bool gemm_k_spread_valid(const Workload& w, const GemmConfig& g);
 // Floats of the workspace the partial sums take (c_buf), after everything else in it.
 int64_t gemm_c_buffer_floats(const Workload& w, const GemmConfig& g);
 

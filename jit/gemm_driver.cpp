@@ -218,9 +218,8 @@ class Walk {
   }
 
   const float* b_panel(int64_t pc, int64_t kb, int64_t col, int64_t jr) const {
-    return !g_.pack_b       ? (gemm_dot_form(w_, g_) ? args_.b + col * w_.ldb + pc : args_.b + pc * w_.ldb + col)
-           : args_.b_packed ? args_.b_packed + pc * padded_n_ + col * kb
-                            : b_pack_ + jr * kb;
+    if (g_.pack_b) return args_.b_packed ? args_.b_packed + pc * padded_n_ + col * kb : b_pack_ + jr * kb;
+    return gemm_dot_form(w_, g_) ? args_.b + col * w_.ldb + pc : args_.b + k_origin(pc) * w_.ldb + col;
   }
 
   // `count` tiles of `rows` rows (mr, or fewer in the edge tile, then one) from `row` (ir
@@ -259,14 +258,18 @@ class Walk {
   // short last A panel up to end at the last row: the edge tile's rows are the last of it.
   const float* a_tile(int64_t row, int64_t ir, int64_t rows) const {
     const int64_t pc = blk_[K].start, kb = blk_[K].size;
-    return g_.pack_a ? a_pack_ + ir * kb + (g_.mr - rows) : args_.a + row * w_.lda + pc;
+    return g_.pack_a ? a_pack_ + ir * kb + (g_.mr - rows) : args_.a + row * w_.lda + k_origin(pc);
   }
+
+  // The row of B (value along A's rows) where the K block from pc starts: with k_spread, block
+  // j takes row j of each of kc segments, the tile steps K / kc rows from one to the next.
+  int64_t k_origin(int64_t pc) const { return g_.k_spread ? pc / g_.kc : pc; }
 
   // `count` whole tiles of the band from `row`, side by side from column `col` (B read in place).
   void run_tile_row(int64_t row, int64_t col, int64_t count) {
     const auto [pc, kb] = blk_[K];
     float* c = c_buffer_ ? c_buffer_ + (col - lo_[N]) * g_.mr : c_at(row, col);
-    call(k_.tile, a_tile(row, 0, g_.mr), args_.b + pc * w_.ldb + col, c, kb, pc == 0, nr_, 0, count, 1);
+    call(k_.tile, a_tile(row, 0, g_.mr), args_.b + k_origin(pc) * w_.ldb + col, c, kb, pc == 0, nr_, 0, count, 1);
     if (k_.epilogue && pc + kb == w_.k && !c_buffer_) epilogue(c_at(row, col), col, g_.mr, nr_ * count);
   }
 

@@ -72,7 +72,8 @@ void GemmEmitter::emit_tile_body(const TileSpec& s, const TileArgs& in) {
     if (!s.fetch_wraps) return i64(s.prefetch_n);
     llvm::Value* width = b_.CreateMul(count, i64(s.nr));
     llvm::Value* past = b_.CreateICmpSGE(b_.CreateAdd(b_.CreateMul(t, i64(s.nr)), i64(s.prefetch_n)), width);
-    llvm::Value* wrapped = b_.CreateSub(b_.CreateAdd(b_.CreateMul(kb, i64(s.ldb)), i64(s.prefetch_n)), width);
+    llvm::Value* next_block = s.k_stride > 1 ? i64(s.ldb) : b_.CreateMul(kb, i64(s.ldb));
+    llvm::Value* wrapped = b_.CreateSub(b_.CreateAdd(next_block, i64(s.prefetch_n)), width);
     return b_.CreateSelect(past, wrapped, i64(s.prefetch_n));
   };
   llvm::Value* panel_floats = b_.CreateMul(kb, i64(s.pack_b ? s.b_panel / s.phases : s.nr));
@@ -141,15 +142,16 @@ void GemmEmitter::emit_tile_body(const TileSpec& s, const TileArgs& in) {
 void GemmEmitter::emit_k_loop(const TileSpec& s, llvm::Value* a, llvm::Value* b, llvm::Value* kb,
                               const std::vector<llvm::Value*>& masks, llvm::Value* fetch_n,
                               std::vector<llvm::Value*>& acc) {
-  // Packed A: a(i, p) at a[p·a_panel + i]; unpacked: a[i·lda + p]. Packed B: row p at b[p·b_panel],
-  // zero-padded to full vectors; unpacked: b[p·ldb], whole vectors (the tile at the N edge
-  // moves left) unless B is narrower than the tile. Masks in the loop take mask registers
-  // (tried with 8 vectors a row: LLVM spilled them and reloaded one before every load).
+  // Packed A: a(i, p) at a[p·a_panel + i]; unpacked: a[i·lda + p·k_stride]. Packed B: row p
+  // at b[p·b_panel], zero-padded to full vectors; unpacked: b[p·k_stride·ldb], whole vectors
+  // (the tile at the N edge moves left) unless B is narrower than the tile. Masks in the loop
+  // take mask registers (tried with 8 vectors a row: LLVM spilled them and reloaded one before
+  // every load).
   // With phases a K step is a group of `phases` values: that many on along A's row, one
   // packed row of B.
   const int64_t a_row = s.pack_a ? 1 : s.lda;
-  const int64_t a_k = (s.pack_a ? s.a_panel : 1) * s.phases;
-  const int64_t b_k = s.pack_b ? s.b_panel : s.ldb;
+  const int64_t a_k = (s.pack_a ? s.a_panel : s.k_stride) * s.phases;
+  const int64_t b_k = s.pack_b ? s.b_panel : s.ldb * s.k_stride;
   const int nv = s.nr / W_, rows = s.rows;
   const llvm::Align b_align(s.pack_b ? size_t(W_) * 4 : 4);
 

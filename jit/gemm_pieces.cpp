@@ -23,7 +23,7 @@ std::string TileSpec::key() const {
     << " pack_a=" << pack_a << " pack_b=" << pack_b << " tail=" << tail << " one_k_block=" << one_k_block
     << " masked_loads=" << masked_loads << " sweep_n=" << sweep_n << " fetch_wraps=" << fetch_wraps
     << " next_panel=" << next_panel << " dot=" << dot
-    << " counts_rows=" << counts_rows << " k=" << k << " phases=" << phases
+    << " counts_rows=" << counts_rows << " k=" << k << " phases=" << phases << " k_stride=" << k_stride
     << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta;
   return s.str();
 }
@@ -96,6 +96,7 @@ TileSpec tile_spec(const Workload& w, const GemmConfig& c) {
   if (c.tiles == TileOrder::interleaved) t.lda *= kInterleavedRows, t.ldc *= kInterleavedRows;
   t.beta = w.beta == 0.0f ? 0.0f : w.beta;  // one key for -0 and +0
   if (c.c_buf) t.c_buffer = true, t.ldc = c.nr, t.beta = 0.0f;
+  if (c.k_spread) t.k_stride = w.k / c.kc;
   return t;
 }
 

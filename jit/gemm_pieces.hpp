@@ -98,6 +98,10 @@ struct TileSpec {
   // gemm_phases: each K step is `phases` values of k, a packed row of B nr lanes for nr / phases
   // columns of C; the tile sums each group of lanes before its update of C.
   int phases = 1;
+  // Rows of B (values along A's row) from one K step to the next: 1, or K / kc where the K
+  // steps of a block are spread over K (GemmConfig::k_spread); then the next block starts one
+  // row on.
+  int64_t k_stride = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;  // lda/ldb only when that operand is read unpacked
   float beta = 0.0f;
   // GemmConfig::c_buf: C is the buffer of partial sums — a tile's rows nr floats apart, the

@@ -192,7 +192,7 @@ TEST(GemmCorrectness, InPlaceBEdgeTile) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
   const std::string cfg = "mr=4 nr=" + std::to_string(nv * v) + " vec=" + std::to_string(v) +
                           " kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
-                          "prefetch_c=0 order=nkm split=n tiles=nm swap=0 c_buf=0";
+                          "prefetch_c=0 order=nkm split=n tiles=nm swap=0 c_buf=0 k_spread=0";
   for (const Workload& w : {epi(padded(mm(37, nv * v + 17, 50)), true, kGelu, 1.0f), mm(6, v + 1, 40),
                             epi(mm(9, 3 * v - 5, 70), false, kRelu, 0.5f)}) {
     const Config c = gemm_space(w, Target::host()).parse(cfg);
@@ -263,7 +263,8 @@ TEST(GemmCorrectness, NEdgeTile) {
   for (const std::string variant : {"pack_b=1 tiles=nm", "pack_b=0 tiles=nm", "pack_b=1 tiles=mn",
                                     "pack_b=0 tiles=mn"}) {
     const Config c = four_row_config(
-        w, "kc=32 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 split=n " + variant);
+        w, "kc=32 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 "
+           "k_spread=0 split=n " + variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
     EXPECT_EQ(k->n_edge_columns, 2 * v);
@@ -276,7 +277,7 @@ TEST(GemmCorrectness, NEdgeTile) {
   }
   const Workload narrow = mm(9, v + 3, 20);  // every tile an N-edge tile
   const Config c = four_row_config(narrow, "kc=32 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 "
-                                          "prefetch_c=0 order=nkm split=m tiles=nm swap=0 c_buf=0");
+                                          "prefetch_c=0 order=nkm split=m tiles=nm swap=0 c_buf=0 k_spread=0");
   const KernelPtr k = compile_gemm(narrow, c);
   EXPECT_EQ(k->n_edge_columns, 2 * v);
   EXPECT_EQ(k->n_edge_tile, k->tile);
@@ -291,7 +292,7 @@ TEST(GemmCorrectness, NEdgeTileWhereItSavesA64th) {
   const int v = Target::host().vector_floats();
   const std::string rest = " vec=" + std::to_string(v) +
                            " kc=64 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=1 order=nkm "
-                           "split=m tiles=nm swap=0 c_buf=0 pack_b=";
+                           "split=m tiles=nm swap=0 c_buf=0 k_spread=0 pack_b=";
   for (const std::string pack_b : {"0", "1"}) {
     const Workload w = mm(37, 18 * v + v - 3, 41);
     const Config c = gemm_space(w, Target::host()).parse("mr=4 nr=" + std::to_string(2 * v) + rest + pack_b);
@@ -344,7 +345,7 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
     }
   }
   const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
-                           "order=nkm split=m tiles=nm swap=0 c_buf=0";
+                           "order=nkm split=m tiles=nm swap=0 c_buf=0 k_spread=0";
   EXPECT_EQ(compile_gemm(mm(24, 4, 1024), four_row_config(mm(24, 4, 1024), rest))->dot_edge_columns, 4);
   const Workload contiguous = mm(7, 7, kDotContiguousMinK);
   EXPECT_EQ(compile_gemm(contiguous, four_row_config(contiguous, rest))->dot_edge_columns, 7);
@@ -365,7 +366,8 @@ TEST(GemmCorrectness, NarrowBAllInTheDotEdge) {
 TEST(GemmCorrectness, BalancedEdgeRows) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
   const Workload w = epi(padded(mm(37, 2 * nv * v + v + 1, 45)), true, kGelu, 1.0f);
-  const std::string rest = "kc=32 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 pack_a=0 ";
+  const std::string rest = "kc=32 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 "
+                           "k_spread=0 pack_a=0 ";
   for (const std::string blocks : {"mc=96 nc=1536", "mc=16 nc=1536"})
     for (const std::string variant : {"pack_b=1 split=m tiles=nm", "pack_b=0 split=m tiles=nm",
                                       "pack_b=1 split=n tiles=mn", "pack_b=0 split=m tiles=mn"}) {
@@ -395,8 +397,8 @@ TEST(GemmCorrectness, BalancedEdgeRows) {
   const Problem p(small, 3);
   EXPECT_EQ(compare_c(small, run_in_ranges(*k, p, 1), p.want, matmul_tolerance(small, 1.0)), "");
 
-  EXPECT_EQ(compile_gemm(w, four_row_config(w, "kc=32 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 "
-                                               "pack_a=1 mc=96 nc=1536 pack_b=1 split=m tiles=nm"))
+  EXPECT_EQ(compile_gemm(w, four_row_config(w, "kc=32 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 "
+                                               "c_buf=0 k_spread=0 pack_a=1 mc=96 nc=1536 pack_b=1 split=m tiles=nm"))
                 ->balanced_rows,
             0);
   const Config plain = four_row_config(w, rest + "mc=96 nc=1536 pack_b=1 split=m tiles=nm");
@@ -418,7 +420,8 @@ TEST(GemmCorrectness, BalancedEdgeRows) {
 // Kernels whose walk packs or runs many calls have no plan.
 TEST(GemmCorrectness, PlannedCalls) {
   const int v = Target::host().vector_floats(), nv = test::widest_vectors(4);
-  const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 ";
+  const std::string rest = "kc=64 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm "
+                           "swap=0 c_buf=0 k_spread=0 ";
   const Workload edges = epi(padded(mm(37, 2 * nv * v + v + 1, 45)), true, kGelu, 1.0f);
   struct Case {
     Workload w;
@@ -473,7 +476,8 @@ TEST(GemmCorrectness, TilesAlongRows) {
   for (const std::string variant : {"pack_b=1 split=m prefetch_c=2", "pack_b=0 split=m prefetch_c=2",
                                     "pack_b=1 split=n prefetch_c=0", "pack_b=0 split=n prefetch_c=2"}) {
     const Config c = four_row_config(
-        w, "kc=8 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 order=nkm swap=0 c_buf=0 tiles=mn " + variant);
+        w, "kc=8 mc=96 nc=1536 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 order=nkm swap=0 c_buf=0 "
+           "k_spread=0 tiles=mn " + variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
     const Problem p(w, w.hash());
@@ -483,7 +487,7 @@ TEST(GemmCorrectness, TilesAlongRows) {
     }
   }
   EXPECT_THROW(four_row_config(w, "kc=8 mc=96 nc=1536 pack_a=0 pack_b=1 unroll=4 prefetch=0 prefetch_n=0 "
-                                 "prefetch_c=2 order=nkm swap=0 c_buf=0 split=m tiles=nm"),
+                                 "prefetch_c=2 order=nkm swap=0 c_buf=0 k_spread=0 split=m tiles=nm"),
                std::invalid_argument)
       << "fetching C ahead along the rows needs tiles that walk along them";
 }
@@ -505,7 +509,8 @@ TEST(GemmCorrectness, DotEdge) {
                                       "pack_b=1 split=n tiles=mn", "pack_b=0 split=m tiles=mn"}) {
       if (trans_b && variant.find("pack_b=0") != std::string::npos) continue;  // the dot form
       const Config c = four_row_config(
-          w, "kc=32 mc=96 nc=384 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 " + variant);
+          w, "kc=32 mc=96 nc=384 pack_a=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 order=nkm swap=0 c_buf=0 "
+             "k_spread=0 " + variant);
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       EXPECT_EQ(k->dot_edge_columns, edge);
@@ -522,7 +527,7 @@ TEST(GemmCorrectness, DotEdge) {
   // K too short, or a column more than the most: the N-edge tile runs those columns, a vector
   // wide. 5..8 columns need the longer K (on 8 lanes the most is 4).
   const std::string rest = "kc=32 mc=96 nc=384 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_n=0 prefetch_c=0 "
-                           "order=nkm swap=0 c_buf=0 split=m tiles=nm";
+                           "order=nkm swap=0 c_buf=0 k_spread=0 split=m tiles=nm";
   for (const auto& [k, edge, dot] :
        {std::tuple{kDotEdgeMinK - 1, 3, false}, {kDotEdgeMinK, 3, true}, {kDotEdgeWideMinK, most + 1, false},
         {kDotEdgeWideMinK - 1, most, most <= 4}, {kDotEdgeWideMinK, most, true}}) {
@@ -549,7 +554,8 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
                                     "split=n tiles=mn prefetch_n=0", "split=m tiles=mn prefetch_n=128"}) {
     const Config c = gemm_space(w, Target::host())
                          .parse("mr=4 nr=" + std::to_string(v) + " vec=" + std::to_string(v) +
-                                " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_c=0 order=nkm swap=0 c_buf=0 " +
+                                " kc=16 mc=96 nc=256 pack_a=0 pack_b=0 unroll=4 prefetch=0 prefetch_c=0 order=nkm "
+                                "swap=0 c_buf=0 k_spread=0 " +
                                 variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
@@ -584,11 +590,49 @@ TEST(GemmCorrectness, PartialSumsBuffer) {
                                       "kc=16 unroll=2 prefetch_n=256 order=knm split=m"}) {
       const Config c = space.parse("mr=" + std::to_string(w.m) + " nr=" + std::to_string(nr) + " vec=" +
                                    std::to_string(v) + " mc=96 nc=64"
-                                   " pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 tiles=nm swap=0 c_buf=1 " + variant);
+                                   " pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 tiles=nm swap=0 c_buf=1 "
+                                   "k_spread=0 " + variant);
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
       expect_in_tile_ranges(w, *k, p);
+    }
+  }
+}
+
+// The K steps of a block spread over K (k_spread): one row of A, block j taking row j of each
+// of kc segments. Segments of 3 to 32 rows; N not whole tiles (the edge tile moves left), a
+// padded B and C, B off a line's start (the aligned grid's first block), C accumulated into,
+// bias and activation; the loop orders whose fetch along B's rows wraps into the next block
+// and one that does not; the buffer of partial sums; whole and in tile ranges of either split.
+TEST(GemmCorrectness, SpreadKBlocks) {
+  const int v = Target::host().vector_floats();
+  for (const Workload& w : {epi(padded(mm(1, 20 * v + 3, 96)), true, kGelu, 0.5f), mm(1, 32 * v, 256),
+                            epi(mm(1, 17 * v, 48), false, kRelu, 1.0f)}) {
+    const Space space = gemm_space(w, Target::host());
+    const Problem p(w, w.hash());
+    for (const std::string variant : {"kc=8 unroll=8 prefetch_n=128 order=knm split=n c_buf=0",
+                                      "kc=16 unroll=4 prefetch_n=256 order=nkm split=m c_buf=0",
+                                      "kc=8 unroll=2 prefetch_n=64 order=nmk split=n c_buf=0",
+                                      "kc=16 unroll=8 prefetch_n=0 order=knm split=m c_buf=1"}) {
+      if (variant.ends_with("c_buf=1") && w.n % (2 * v) != 0) continue;  // the buffer holds whole tiles
+      const Config c = space.parse("mr=1 nr=" + std::to_string(2 * v) + " vec=" + std::to_string(v) +
+                                   " mc=96 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 tiles=nm swap=0"
+                                   " k_spread=1 " + variant);
+      SCOPED_TRACE(describe(w, &c));
+      const GemmConfig g = GemmConfig::from(c);
+      EXPECT_EQ(tile_spec(w, g).k_stride, w.k / g.kc);
+      const KernelPtr k = compile_gemm(w, c);
+      AlignedFloats b(int64_t(p.b.size()) + 16);
+      for (const int offset : {0, 5}) {
+        std::copy(p.b.begin(), p.b.end(), b.get() + offset);
+        for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
+          const std::string diff =
+              compare_c(w, run_in_ranges(*k, p, pieces, b.get() + offset), p.want, matmul_tolerance(w, 1.0));
+          EXPECT_TRUE(diff.empty()) << "B at " << offset << " floats from a line, " << pieces << " tile ranges:\n"
+                                    << diff;
+        }
+      }
     }
   }
 }
@@ -615,7 +659,8 @@ TEST(GemmCorrectness, TransposedBInPlace) {
       if (mr > w.m) continue;
       const Config c = space.parse("mr=" + std::to_string(mr) + " " + variant + " nr=" + std::to_string(2 * v) +
                                    " vec=" + std::to_string(v) +
-                                   " mc=168 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 order=knm swap=0 c_buf=0");
+                                   " mc=168 nc=128 pack_a=0 pack_b=0 prefetch=0 prefetch_c=0 order=knm swap=0 c_buf=0 "
+                                   "k_spread=0");
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
@@ -645,7 +690,7 @@ TEST(GemmCorrectness, SwappedForm) {
       const int nr = std::min(2, test::widest_vectors(mr)) * v;
       const Config c = space.parse("mr=" + std::to_string(mr) + " nr=" + std::to_string(nr) + " vec=" +
                                    std::to_string(v) + " " + variant +
-                                   " pack_a=0 pack_b=1 prefetch=0 prefetch_c=0 split=m swap=1 c_buf=0");
+                                   " pack_a=0 pack_b=1 prefetch=0 prefetch_c=0 split=m swap=1 c_buf=0 k_spread=0");
       SCOPED_TRACE(describe(w, &c));
       const Problem p(w, w.hash());
       const KernelPtr k = compile_gemm(w, c);
@@ -662,7 +707,7 @@ TEST(GemmCorrectness, SwappedFormWhereItApplies) {
   const int v = Target::host().vector_floats();
   const std::string rest = "mr=4 nr=" + std::to_string(2 * v) + " vec=" + std::to_string(v) +
                            " kc=32 mc=16 nc=128 unroll=4 order=nkm tiles=nm prefetch=0 prefetch_n=0 prefetch_c=0 "
-                           "split=m swap=1 c_buf=0";
+                           "split=m swap=1 c_buf=0 k_spread=0";
   auto valid = [&](const Workload& w, const std::string& packs) {
     try {
       gemm_space(w, Target::host()).parse(rest + " " + packs);  // throws where not valid
@@ -707,7 +752,7 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
                                       "kc=32 unroll=4 order=kmn prefetch=4 prefetch_n=0 prefetch_c=1 tiles=mn",
                                       "kc=64 unroll=1 order=mkn prefetch=0 prefetch_n=512 prefetch_c=1 tiles=nm"}) {
       const Config c = space.parse("mr=4 nr=" + std::to_string(t.nr) + " vec=16 mc=48 nc=128 " + variant +
-                                   " pack_a=0 pack_b=1 split=m swap=1 c_buf=0");
+                                   " pack_a=0 pack_b=1 split=m swap=1 c_buf=0 k_spread=0");
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), t.phases);
@@ -720,7 +765,7 @@ TEST(GemmCorrectness, SwappedFormWithPhases) {
   bucket.min_m = 5;
   const Config c = gemm_space(bucket, Target::host())
                        .parse("mr=6 nr=32 vec=16 kc=32 mc=48 nc=128 unroll=4 order=nkm pack_a=0 pack_b=1 prefetch=0 "
-                              "prefetch_n=0 prefetch_c=0 tiles=nm split=m swap=1 c_buf=0");
+                              "prefetch_n=0 prefetch_c=0 tiles=nm split=m swap=1 c_buf=0 k_spread=0");
   const KernelPtr k = compile_gemm(bucket, c);
   ASSERT_EQ(gemm_phases(k->computed, GemmConfig::from(c)), 4);
   expect_each_bucket_call(bucket, *k, 11);
@@ -743,7 +788,7 @@ TEST(GemmCorrectness, SwappedFormInterleaved) {
                          .parse("mr=" + std::to_string(t.mr) + " nr=" + std::to_string(t.nr) + " vec=16 kc=128 mc=" +
                                 std::to_string(t.mc) + " nc=" + std::to_string(4 * t.nr) +
                                 " unroll=4 order=nkm pack_a=0 pack_b=1 prefetch=0 prefetch_n=64 prefetch_c=0 "
-                                "tiles=interleaved split=m swap=1 c_buf=0");
+                                "tiles=interleaved split=m swap=1 c_buf=0 k_spread=0");
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
     EXPECT_EQ(k->tiles, w.n / (t.mr * kInterleavedRows));
@@ -755,7 +800,8 @@ TEST(GemmCorrectness, SwappedFormInterleaved) {
   bucket.min_m = 5;
   const Config bucketed = gemm_space(bucket, Target::host())
                               .parse("mr=8 nr=32 vec=16 kc=64 mc=64 nc=64 unroll=4 order=nkm pack_a=0 pack_b=1 "
-                                     "prefetch=0 prefetch_n=0 prefetch_c=0 tiles=interleaved split=m swap=1 c_buf=0");
+                                     "prefetch=0 prefetch_n=0 prefetch_c=0 tiles=interleaved split=m swap=1 c_buf=0 "
+                                     "k_spread=0");
   expect_each_bucket_call(bucket, *compile_gemm(bucket, bucketed), 12);
   const auto valid = [](const Workload& w, int kc, int mc, TileOrder tiles, bool swap) {
     GemmConfig g;
@@ -785,16 +831,17 @@ TEST(GemmCorrectness, PhasesWhereTheyApply) {
     return gemm_phases(computed_workload(w, g), g);
   };
   if (!Target::host().avx512) GTEST_SKIP() << "phases are for AVX-512";
-  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=32 kc=64 swap=1 c_buf=0"), 4);
-  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=32 kc=64 swap=0 c_buf=0"), 1);
-  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=48 kc=64 swap=1 c_buf=0"), 1);  // 6 lanes a column
-  EXPECT_EQ(phases(mm(8, 64, 66, true), "nr=32 kc=64 swap=1 c_buf=0"), 1);  // K not a multiple of 4
-  EXPECT_EQ(phases(mm(1, 64, 64, true), "nr=16 kc=8 swap=1 c_buf=0"), 1);   // kc not a multiple of 16
-  EXPECT_EQ(phases(mm(5, 64, 64, true), "nr=16 kc=64 swap=1 c_buf=0"), 2);   // 8 columns, 3 of them zeros
-  EXPECT_EQ(phases(mm(3, 64, 64, true), "nr=48 kc=64 swap=1 c_buf=0"), 16);  // exactly M before the power of two
-  EXPECT_EQ(phases(mm(20, 64, 64, true), "nr=32 kc=64 swap=1 c_buf=0"), 1);  // 32 columns: no room
-  EXPECT_EQ(phases(mm(8, 64, 4096, true), "nr=32 kc=4096 swap=1 c_buf=0"), 4);
-  EXPECT_THROW(phases(mm(8, 64, 4096, true), "nr=48 kc=4096 swap=1 c_buf=0"), std::invalid_argument);
+  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=32 kc=64 swap=1 c_buf=0 k_spread=0"), 4);
+  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=32 kc=64 swap=0 c_buf=0 k_spread=0"), 1);
+  EXPECT_EQ(phases(mm(8, 64, 64, true), "nr=48 kc=64 swap=1 c_buf=0 k_spread=0"), 1);  // 6 lanes a column
+  EXPECT_EQ(phases(mm(8, 64, 66, true), "nr=32 kc=64 swap=1 c_buf=0 k_spread=0"), 1);  // K not a multiple of 4
+  EXPECT_EQ(phases(mm(1, 64, 64, true), "nr=16 kc=8 swap=1 c_buf=0 k_spread=0"), 1);   // kc not a multiple of 16
+  EXPECT_EQ(phases(mm(5, 64, 64, true), "nr=16 kc=64 swap=1 c_buf=0 k_spread=0"), 2);   // 8 columns, 3 of them zeros
+  EXPECT_EQ(phases(mm(3, 64, 64, true), "nr=48 kc=64 swap=1 c_buf=0 "
+                                        "k_spread=0"), 16);  // exactly M before the power of two
+  EXPECT_EQ(phases(mm(20, 64, 64, true), "nr=32 kc=64 swap=1 c_buf=0 k_spread=0"), 1);  // 32 columns: no room
+  EXPECT_EQ(phases(mm(8, 64, 4096, true), "nr=32 kc=4096 swap=1 c_buf=0 k_spread=0"), 4);
+  EXPECT_THROW(phases(mm(8, 64, 4096, true), "nr=48 kc=4096 swap=1 c_buf=0 k_spread=0"), std::invalid_argument);
 }
 
 // Tiles of ymm vectors on an AVX-512 host (N narrow enough that zmm would compute many more

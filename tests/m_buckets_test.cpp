@@ -151,7 +151,7 @@ TEST(BucketKernels, SwappedRightAtEveryMOfTheBucket) {
       const Config c = gemm_space(w, Target::host())
                            .parse(tile + " vec=" + std::to_string(v) +
                                   " kc=64 mc=24 nc=128 pack_a=0 pack_b=1 unroll=4 prefetch=0 prefetch_n=0 "
-                                  "prefetch_c=0 order=nkm split=m tiles=nm swap=1 c_buf=0");
+                                  "prefetch_c=0 order=nkm split=m tiles=nm swap=1 c_buf=0 k_spread=0");
       SCOPED_TRACE(describe(w, &c));
       const KernelPtr k = compile_gemm(w, c);
       for (int64_t m : ms_to_try(w, rng)) {

@@ -290,13 +290,34 @@ TEST(ValidityRule, PartialSumsBufferOnlyForOneBandOverSeveralKBlocks) {
   EXPECT_FALSE(gemm_space(w, host()).valid(rows.to_config(host())));
 }
 
+TEST(ValidityRule, SpreadKBlocksOnlyForOneRowOverWholeBlocks) {
+  const Workload w = Workload::matmul(1, 4096, 4096);
+  GemmConfig g = GemmConfig::from(make(1, 2 * vec(), 96, 1536, false));
+  g.kc = 8, g.order = LoopOrder::knm, g.prefetch_n = 128, g.k_spread = true;
+  EXPECT_TRUE(gemm_space(w, host()).valid(g.to_config(host())));
+  EXPECT_FALSE(gemm_space(Workload::matmul(1, 4096, 4100), host()).valid(g.to_config(host())));  // a short block
+  EXPECT_FALSE(gemm_space(Workload::matmul(1, 4096, 8), host()).valid(g.to_config(host())));  // one block
+  EXPECT_FALSE(gemm_space(Workload::matmul(1, 4096, 4096, true), host()).valid(g.to_config(host())));  // the dot tile
+  EXPECT_FALSE(gemm_space(Workload::matmul(2, 4096, 4096), host()).valid(g.to_config(host())));  // two bands
+  GemmConfig rows = g;
+  rows.mr = 2;
+  EXPECT_FALSE(gemm_space(Workload::matmul(2, 4096, 4096), host()).valid(rows.to_config(host())));
+  GemmConfig down = g;
+  down.prefetch_n = 0, down.prefetch = 8;
+  EXPECT_FALSE(gemm_space(w, host()).valid(down.to_config(host())));
+  GemmConfig packed = g;
+  packed.pack_b = true, packed.prefetch_n = 0;
+  EXPECT_FALSE(gemm_space(w, host()).valid(packed.to_config(host())));
+}
+
 TEST(ValidityRule, EveryValidPointHasItsTileInRegisters) {
   const Space space = gemm_space(Workload::matmul(64, 64, 64, true), host());
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<uint64_t> pick(0, space.cardinality() - 1);
   int valid = 0, dot = 0;
-  // Twice the draws since c_buf: valid only for one band of tiles, it halves the valid share.
-  for (int i = 0; i < 60000; ++i) {
+  // Four times the draws since c_buf and k_spread: each valid only for one band of tiles, each
+  // halves the valid share.
+  for (int i = 0; i < 120000; ++i) {
     const Config c = space.at(pick(rng));
     if (!space.valid(c)) continue;
     ++valid;
@@ -721,20 +742,28 @@ TEST(DefaultRule, FewRowsStreamLargeBAlongItsRowsOnAmd) {
     return "mr=" + std::to_string(g.mr) + " nr=" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
            " nc=" + std::to_string(g.nc) + " unroll=" + std::to_string(g.unroll) +
            " prefetch_n=" + std::to_string(g.prefetch_n) + " prefetch_c=" + std::to_string(g.prefetch_c) +
-           " c_buf=" + std::to_string(g.c_buf);
+           " c_buf=" + std::to_string(g.c_buf) + " k_spread=" + std::to_string(g.k_spread);
   };
   // Blocks of 8 rows, the partial sums in the workspace, 4 vectors wide where the tile holds them.
-  EXPECT_EQ(full_width(2, 4096, 4096), "mr=2 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
-  EXPECT_EQ(full_width(3, 2048, 4096), "mr=3 nr=64 kc=8 nc=2048 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
-  EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(2, 4096, 4096), "mr=2 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
+                                       "k_spread=0");
+  EXPECT_EQ(full_width(3, 2048, 4096), "mr=3 nr=64 kc=8 nc=2048 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
+                                       "k_spread=0");
+  EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
+                                       "k_spread=0");
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(4, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 1024, 16384), t, 1)).kc, 256);  // short rows
-  EXPECT_EQ(full_width(5, 4096, 4096), "mr=5 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
-  EXPECT_EQ(full_width(6, 11008, 4096), "mr=6 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
-  EXPECT_EQ(full_width(7, 4096, 4096), "mr=7 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
-  EXPECT_EQ(full_width(8, 4096, 11008), "mr=8 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(5, 4096, 4096), "mr=5 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
+                                       "k_spread=0");
+  EXPECT_EQ(full_width(6, 11008, 4096), "mr=6 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
+                                        "k_spread=0");
+  EXPECT_EQ(full_width(7, 4096, 4096), "mr=7 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
+                                       "k_spread=0");
+  EXPECT_EQ(full_width(8, 4096, 11008), "mr=8 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
+                                        "k_spread=0");
   // N not whole tiles: in place, 3 vectors wide over blocks of 32.
-  EXPECT_EQ(full_width(8, 4100, 4096), "mr=8 nr=48 kc=32 nc=3072 unroll=4 prefetch_n=128 prefetch_c=0 c_buf=0");
+  EXPECT_EQ(full_width(8, 4100, 4096), "mr=8 nr=48 kc=32 nc=3072 unroll=4 prefetch_n=128 prefetch_c=0 c_buf=0 "
+                                       "k_spread=0");
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(8, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(9, 4096, 4096), t, 1)).kc, 256);
 }
