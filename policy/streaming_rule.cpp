@@ -9,6 +9,10 @@ namespace livetune {
 
 namespace {
 
+// A B this large streams from memory on full-width AMD AVX-512 (Zen 5): its L3 is 32 MiB a
+// CCD, though the host reports the socket's.
+constexpr int64_t kFromMemoryBytesFullWidth = int64_t(32) << 20;
+
 // One row of A.
 void stream_one_row(const Workload& w, const Target& t, const Space& space, GemmConfig& g) {
   const int vec = t.vector_floats();
@@ -33,6 +37,22 @@ void stream_one_row(const Workload& w, const Target& t, const Space& space, Gemm
     const int64_t bytes = w.k * stride;
     g.prefetch_n = 0, g.prefetch = bytes >= t.l3_bytes / 2 ? 8 : 0;
     if (bytes < t.l3_bytes / 4 && stride < 4096) g.kc = at_least(knob(space, "kc"), std::min<int64_t>(w.k, 64));
+  }
+  // On full-width AMD AVX-512 (Zen 5), a B from memory read as 8 segments of K side by side
+  // (k_spread): 8 streams, each K / 8 rows long, where blocks of 8 adjacent rows start 8 new
+  // streams of one row each every block; the block's K loop unrolled whole, its partial sums
+  // in the workspace (c_buf) where N is whole tiles. Zen 5, in one process against the rule
+  // before, three rounds each: 1×4096×4096 1.16–1.18x, 1×4096×11008 1.08–1.11x, 1×2048×8192
+  // 1.11–1.20x, 1×3072×3072 1.06–1.08x; without the buffer 1×4096×4096 1.04–1.10x. Rows of 43
+  // KiB (1×11008×4096) even. Where B fits L3, even or mixed: 1×2048×2048 0.94–1.02x,
+  // 1×1024×4096 0.97–1.10x, 1×4096×1024 0.81–0.96x.
+  if (t.avx512 && !t.intel && !t.zmm_in_halves && w.k * w.ldb * int64_t(sizeof(float)) >= kFromMemoryBytesFullWidth) {
+    GemmConfig spread = g;
+    spread.k_spread = true, spread.unroll = 8;
+    if (!gemm_k_spread_valid(w, spread)) return;
+    g = spread;
+    spread.c_buf = true;
+    if (gemm_c_buffer_valid(w, spread)) g = spread;
   }
 }
 
@@ -138,11 +158,10 @@ void stream_rows_on_amd(const Workload& w, const Target& t, const Space& space, 
   // 6×2048×4096 91.8 against 83.5, 5×4096×4096 69.8 against 63.8, 5×11008×4096 56.7 against
   // 38.7; 7×4096×4096 0.98–1.05x; two threads 8×4096×4096 0.85–1.11x, 6×4096×4096 1.02x.
   // Where B fits L3 the walk down wins (8×1024×4096, 16 MiB: 139.6 against 155.0).
-  constexpr int64_t kStreamRowsFromBytesFullWidth = int64_t(32) << 20;
   constexpr int64_t kStreamRowsLeastNFullWidth = 2048;
   constexpr int64_t kStreamRowsMostRowsFullWidth = 8;
   if (!t.zmm_in_halves && w.m >= 2 && w.m <= kStreamRowsMostRowsFullWidth && !narrow &&
-      w.n >= kStreamRowsLeastNFullWidth && w.k * stride >= kStreamRowsFromBytesFullWidth) {
+      w.n >= kStreamRowsLeastNFullWidth && w.k * stride >= kFromMemoryBytesFullWidth) {
     g.kc = w.m == 2 ? 16 : 32, g.nr = (tile_fits_registers(g.mr, 4, t.vector_registers()) ? 4 : 3) * vec;
     g.nc = at_least(knob(space, "nc"), w.n, g.nr), g.prefetch_n = 128;
     // Better still, blocks of 8 rows (each block's K loop unrolled whole) with the partial sums

@@ -683,6 +683,29 @@ TEST(DefaultRule, OneRowFetchesAheadFromHalfOfL3WhereZmmRunInHalves) {
   EXPECT_EQ(fetch(Workload::matmul(1, 4096, 4096)), "prefetch=0 prefetch_n=128");
 }
 
+// One row of A over a B of 32 MiB or more on full-width AMD AVX-512 (Zen 5): K as 8 segments
+// read side by side, the K loop unrolled whole, the partial sums in the workspace where N is
+// whole tiles. Not where K is not whole blocks, nor over a B within 32 MiB, nor on Intel or
+// where zmm operations run in halves.
+TEST(DefaultRule, OneRowSpreadsKOverALargeBOnFullWidthAmd) {
+  Target t = zen5_core();
+  auto spread = [&t](int64_t n, int64_t k) {
+    const GemmConfig g = GemmConfig::from(default_gemm_config(Workload::matmul(1, n, k), t, 1));
+    return "kc=" + std::to_string(g.kc) + " unroll=" + std::to_string(g.unroll) +
+           " prefetch_n=" + std::to_string(g.prefetch_n) + " c_buf=" + std::to_string(g.c_buf) +
+           " k_spread=" + std::to_string(g.k_spread);
+  };
+  EXPECT_EQ(spread(4096, 4096), "kc=8 unroll=8 prefetch_n=128 c_buf=1 k_spread=1");
+  EXPECT_EQ(spread(3072, 3072), "kc=8 unroll=8 prefetch_n=128 c_buf=1 k_spread=1");  // 36 MiB
+  EXPECT_EQ(spread(4100, 4096), "kc=8 unroll=8 prefetch_n=128 c_buf=0 k_spread=1");  // an N edge
+  EXPECT_EQ(spread(4096, 4100), "kc=8 unroll=4 prefetch_n=128 c_buf=0 k_spread=0");  // a short K block
+  EXPECT_EQ(spread(2048, 2048), "kc=8 unroll=4 prefetch_n=128 c_buf=0 k_spread=0");  // 16 MiB
+  t.intel = true;
+  EXPECT_TRUE(spread(4096, 4096).ends_with("c_buf=0 k_spread=0")) << spread(4096, 4096);
+  t.intel = false, t.zmm_in_halves = true;
+  EXPECT_TRUE(spread(4096, 4096).ends_with("c_buf=0 k_spread=0")) << spread(4096, 4096);
+}
+
 // Where zmm operations run in halves (Zen 4), 2 or 3 rows of A over a B within a quarter of L3
 // whose rows are under 4 KiB: K in blocks of up to 1024, tiles 4 vectors wide, no fetch along
 // B's rows. Rows of 4 KiB, a larger B or more rows keep blocks of 256 with the fetch.
