@@ -79,7 +79,9 @@ Space gemm_space(const Workload& w, const Target& t);
 bool gemm_c_buffer_valid(const Workload& w, const GemmConfig& g);
 // Where k_spread may be 1: one row of A (its kc values of a block lie K / kc apart, each its own
 // line) read in place, sweeping N over B read in place, K whole blocks and at least two, no
-// fetch down B's columns (its rows ahead would be other segments').
+// fetch down B's columns (its rows ahead would be other segments'). Not for more rows: their
+// mr × kc lines of A fall in two L1 sets where A's rows are a multiple of 4 KiB apart (Zen 5,
+// N = K = 4096 against the same config unspread: 2 rows 1.03–1.06x, 3 even, 4 0.75x, 8 0.36x).
 bool gemm_k_spread_valid(const Workload& w, const GemmConfig& g);
 // Floats of the workspace the partial sums take (c_buf), after everything else in it.
 int64_t gemm_c_buffer_floats(const Workload& w, const GemmConfig& g);
