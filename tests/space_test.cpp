@@ -765,28 +765,20 @@ TEST(DefaultRule, FewRowsStreamLargeBAlongItsRowsOnAmd) {
     return "mr=" + std::to_string(g.mr) + " nr=" + std::to_string(g.nr) + " kc=" + std::to_string(g.kc) +
            " nc=" + std::to_string(g.nc) + " unroll=" + std::to_string(g.unroll) +
            " prefetch_n=" + std::to_string(g.prefetch_n) + " prefetch_c=" + std::to_string(g.prefetch_c) +
-           " c_buf=" + std::to_string(g.c_buf) + " k_spread=" + std::to_string(g.k_spread);
+           " c_buf=" + std::to_string(g.c_buf);
   };
   // Blocks of 8 rows, the partial sums in the workspace, 4 vectors wide where the tile holds them.
-  EXPECT_EQ(full_width(2, 4096, 4096), "mr=2 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
-                                       "k_spread=0");
-  EXPECT_EQ(full_width(3, 2048, 4096), "mr=3 nr=64 kc=8 nc=2048 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
-                                       "k_spread=0");
-  EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
-                                       "k_spread=0");
+  EXPECT_EQ(full_width(2, 4096, 4096), "mr=2 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(3, 2048, 4096), "mr=3 nr=64 kc=8 nc=2048 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(4, 4096, 4096), "mr=4 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(4, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(2, 1024, 16384), t, 1)).kc, 256);  // short rows
-  EXPECT_EQ(full_width(5, 4096, 4096), "mr=5 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
-                                       "k_spread=0");
-  EXPECT_EQ(full_width(6, 11008, 4096), "mr=6 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
-                                        "k_spread=0");
-  EXPECT_EQ(full_width(7, 4096, 4096), "mr=7 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
-                                       "k_spread=0");
-  EXPECT_EQ(full_width(8, 4096, 11008), "mr=8 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1 "
-                                        "k_spread=0");
+  EXPECT_EQ(full_width(5, 4096, 4096), "mr=5 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(6, 11008, 4096), "mr=6 nr=64 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(7, 4096, 4096), "mr=7 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
+  EXPECT_EQ(full_width(8, 4096, 11008), "mr=8 nr=32 kc=8 nc=4096 unroll=8 prefetch_n=128 prefetch_c=0 c_buf=1");
   // N not whole tiles: in place, 3 vectors wide over blocks of 32.
-  EXPECT_EQ(full_width(8, 4100, 4096), "mr=8 nr=48 kc=32 nc=3072 unroll=4 prefetch_n=128 prefetch_c=0 c_buf=0 "
-                                       "k_spread=0");
+  EXPECT_EQ(full_width(8, 4100, 4096), "mr=8 nr=48 kc=32 nc=3072 unroll=4 prefetch_n=128 prefetch_c=0 c_buf=0");
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(8, 1024, 4096), t, 1)).kc, 256);  // 16 MiB
   EXPECT_EQ(GemmConfig::from(default_gemm_config(Workload::matmul(9, 4096, 4096), t, 1)).kc, 256);
 }
