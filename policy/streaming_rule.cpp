@@ -46,7 +46,8 @@ void stream_one_row(const Workload& w, const Target& t, const Space& space, Gemm
   // 1.11–1.20x, 1×3072×3072 1.06–1.08x; without the buffer 1×4096×4096 1.04–1.10x. Rows of 43
   // KiB (1×11008×4096) even. Where B fits L3, even or mixed: 1×2048×2048 0.94–1.02x,
   // 1×1024×4096 0.97–1.10x, 1×4096×1024 0.81–0.96x.
-  if (t.avx512 && !t.intel && !t.zmm_in_halves && w.k * w.ldb * int64_t(sizeof(float)) >= kFromMemoryBytesFullWidth) {
+  const bool from_memory = w.k * w.ldb * int64_t(sizeof(float)) >= kFromMemoryBytesFullWidth;
+  if (t.avx512 && !t.intel && !t.zmm_in_halves && from_memory) {
     GemmConfig spread = g;
     spread.k_spread = true, spread.unroll = 8;
     if (!gemm_k_spread_valid(w, spread)) return;

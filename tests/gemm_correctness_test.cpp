@@ -51,6 +51,7 @@ std::vector<Shape> shapes() {
   return {
       {"one", mm(1, 1, 1)},
       {"m1", mm(1, 100, 37)},
+      {"m1_whole_k_blocks", epi(mm(1, 100, 256), true, kGelu, 0.5f)},  // k_spread may be 1
       {"n1", mm(50, 1, 33)},
       {"k1", mm(33, 47, 1)},
       {"tiny", mm(2, 17, 3)},
