@@ -233,6 +233,18 @@ void expect_in_tile_ranges(const Workload& w, const Kernel& k, const Problem& p)
   }
 }
 
+// As expect_in_tile_ranges, with the kernel reading a copy of B that starts `offset` floats
+// past a line's start.
+void expect_in_tile_ranges_with_b_at(const Workload& w, const Kernel& k, const Problem& p, int offset) {
+  AlignedFloats b(int64_t(p.b.size()) + 16);
+  std::copy(p.b.begin(), p.b.end(), b.get() + offset);
+  for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k.tiles); ++pieces) {
+    const std::vector<float> got = run_in_ranges(k, p, pieces, b.get() + offset);
+    const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
+    EXPECT_TRUE(diff.empty()) << "B at " << offset << " floats from a line, " << pieces << " tile ranges:\n" << diff;
+  }
+}
+
 // `k` of a bucket of M called with each M from the least to the largest, against the reference.
 void expect_each_bucket_call(const Workload& bucket, const Kernel& k, uint64_t seed) {
   const Problem p(bucket, seed);
@@ -560,16 +572,7 @@ TEST(GemmCorrectness, InPlaceBAtAnyOffset) {
                                 variant);
     SCOPED_TRACE(describe(w, &c));
     const KernelPtr k = compile_gemm(w, c);
-    AlignedFloats b(int64_t(p.b.size()) + 16);
-    for (int offset = 0; offset < 16; ++offset) {
-      std::copy(p.b.begin(), p.b.end(), b.get() + offset);
-      for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-        const std::vector<float> got = run_in_ranges(*k, p, pieces, b.get() + offset);
-        const std::string diff = compare_c(w, got, p.want, matmul_tolerance(w, 1.0));
-        EXPECT_TRUE(diff.empty()) << "B at " << offset << " floats from a line, " << pieces << " tile ranges:\n"
-                                  << diff;
-      }
-    }
+    for (int offset = 0; offset < 16; ++offset) expect_in_tile_ranges_with_b_at(w, *k, p, offset);
   }
 }
 
@@ -624,16 +627,7 @@ TEST(GemmCorrectness, SpreadKBlocks) {
       const GemmConfig g = GemmConfig::from(c);
       EXPECT_EQ(tile_spec(w, g).k_stride, w.k / g.kc);
       const KernelPtr k = compile_gemm(w, c);
-      AlignedFloats b(int64_t(p.b.size()) + 16);
-      for (const int offset : {0, 5}) {
-        std::copy(p.b.begin(), p.b.end(), b.get() + offset);
-        for (int64_t pieces = 1; pieces <= std::min<int64_t>(3, k->tiles); ++pieces) {
-          const std::string diff =
-              compare_c(w, run_in_ranges(*k, p, pieces, b.get() + offset), p.want, matmul_tolerance(w, 1.0));
-          EXPECT_TRUE(diff.empty()) << "B at " << offset << " floats from a line, " << pieces << " tile ranges:\n"
-                                    << diff;
-        }
-      }
+      for (const int offset : {0, 5}) expect_in_tile_ranges_with_b_at(w, *k, p, offset);
     }
   }
 }
